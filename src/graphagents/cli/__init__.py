@@ -1,0 +1,5 @@
+"""The ``graphagents`` command line."""
+
+from .main import app, main
+
+__all__ = ["app", "main"]

@@ -1,0 +1,96 @@
+"""``graphagents doctor``: the resolved settings, then one line per check."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+
+from rich.table import Table
+
+from ..errors import GraphAgentsError, redact_url
+from ..registry import all_specs
+from ..settings import get_settings
+from .render import console
+
+
+def _check_llm(name: str) -> str:
+    from ..llm import load_chat_model
+
+    load_chat_model(name)
+    return "offline brains (no model calls)" if name == "offline" else f"{name} is configured"
+
+
+def run_doctor() -> int:
+    """Returns the number of problems found."""
+    settings = get_settings()
+    table = Table("setting", "value", title="resolved settings (GRAPHAGENTS_*)")
+    table.add_row("LLM", settings.llm)
+    table.add_row("DATA_DIR", str(settings.data_dir.resolve()))
+    table.add_row("CHECKPOINT_URL", redact_url(settings.resolved_checkpoint_url))
+    table.add_row("DATABASE_URL", redact_url(settings.resolved_database_url))
+    table.add_row("CACHE_URL", redact_url(settings.cache_url) if settings.cache_url else "in-process")
+    table.add_row("HOST:PORT", f"{settings.host}:{settings.port}")
+    table.add_row("limits", f"{settings.max_message_chars} chars/message, {settings.max_body_bytes} bytes/body")
+    console.print(table)
+
+    def data_dir() -> str:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=settings.data_dir):
+            pass
+        return "writable"
+
+    def checkpointer() -> str:
+        from ..checkpoint import open_checkpointer
+
+        open_checkpointer(settings.resolved_checkpoint_url)
+        return "opened"
+
+    def database() -> str:
+        from ..store import open_database
+
+        open_database(settings.resolved_database_url).close()
+        return "opened"
+
+    def cache() -> str:
+        from ..cache import open_cache
+
+        open_cache(settings.cache_url, namespace="doctor")
+        return "reachable" if settings.cache_url else "in-process LRU+TTL"
+
+    def agents() -> str:
+        return ", ".join(sorted(all_specs())) or "none registered"
+
+    checks: list[tuple[str, Callable[[], str]]] = [
+        ("data dir", data_dir),
+        ("checkpointer", checkpointer),
+        ("database", database),
+        ("cache", cache),
+        ("llm", lambda: _check_llm(settings.llm)),
+        ("agents", agents),
+    ]
+    if os.environ.get("NEO4J_URI"):
+        checks.append(("neo4j", _neo4j))
+    problems = 0
+    for name, check in checks:
+        try:
+            console.print(f"[green]ok[/green]   {name}: {check()}", highlight=False)
+        except GraphAgentsError as exc:
+            problems += 1
+            console.print(f"[red]FAIL[/red] {name}: {exc}", highlight=False, markup=True)
+        except Exception as exc:  # a check must never crash the doctor
+            problems += 1
+            console.print(f"[red]FAIL[/red] {name}: {type(exc).__name__}: {exc}", highlight=False)
+    return problems
+
+
+def _neo4j() -> str:
+    try:
+        import neo4j
+    except ImportError:
+        return "NEO4J_URI is set but the driver is missing: pip install 'graphagents[neo4j]'"
+    uri = os.environ["NEO4J_URI"]
+    auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", ""))
+    with neo4j.GraphDatabase.driver(uri, auth=auth) as driver:
+        driver.verify_connectivity()
+    return f"reachable at {redact_url(uri)}"

@@ -1,0 +1,243 @@
+"""Commands: agents, ask, chat, serve, doctor, demo, eval, plus each agent's own sub-commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..errors import GraphAgentsError, InputError
+from ..registry import all_specs
+from ..runtime import Agent, Session, load
+from ..settings import get_settings
+from .doctor import run_doctor
+from .render import LiveRenderer, console, err_console
+
+app = typer.Typer(
+    name="graphagents",
+    help="Five LangGraph agents on one core: chat with them, serve them, evaluate them.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+eval_app = typer.Typer(help="Evaluate an agent on its data set.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+LlmOpt = Annotated[str | None, typer.Option("--llm", help='"offline" or "provider:model" (default: settings)')]
+JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable output")]
+OptionOpt = Annotated[
+    list[str] | None, typer.Option("--option", "-o", help="agent option key=value (repeatable)")
+]
+DbOpt = Annotated[str | None, typer.Option("--db", help="database URL for agents that query one")]
+
+
+def parse_pairs(pairs: list[str] | None) -> dict[str, Any]:
+    """``key=value`` pairs; values that parse as JSON (numbers, true, {...}) are decoded."""
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InputError(f"bad option {pair!r}: write key=value")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def _agent(name: str, llm: str | None, option: list[str] | None, db: str | None) -> Agent:
+    options = parse_pairs(option)
+    if db is not None:
+        options["db"] = db
+    return load(name, llm, **options)
+
+
+@app.command("agents")
+def agents_cmd(as_json: JsonOpt = False) -> None:
+    """List the registered agents."""
+    specs = sorted(all_specs().values(), key=lambda s: s.name)
+    if as_json:
+        print(json.dumps([{"name": s.name, "title": s.title, "description": s.description} for s in specs],
+                         ensure_ascii=False))
+        return
+    from rich.table import Table
+
+    table = Table("name", "title", "description")
+    for s in specs:
+        table.add_row(s.name, s.title, s.description)
+    console.print(table)
+
+
+@app.command()
+def ask(
+    agent: Annotated[str, typer.Argument(help="agent name")],
+    text: Annotated[str, typer.Argument(help="the message")],
+    llm: LlmOpt = None,
+    as_json: JsonOpt = False,
+    option: OptionOpt = None,
+    db: DbOpt = None,
+    session: Annotated[str | None, typer.Option(help="session id to continue")] = None,
+) -> None:
+    """One turn: print the reply (streamed), or JSON with state and events."""
+    ag = _agent(agent, llm, option, db)
+    s = ag.session(session)
+    if as_json:
+        print(json.dumps({"session_id": s.id, **s.send(text).to_dict()}, ensure_ascii=False))
+        return
+    render = LiveRenderer()
+    for event in s.stream(text):
+        render(event)
+
+
+def _turn_json(s: Session, text: str) -> dict[str, Any]:
+    reply = s.send(text)
+    errors = [e.to_dict()["message"] for e in reply.events if e.type == "error"]
+    return {"user": text, "reply": reply.text, "done": reply.done, "state": reply.state, "errors": errors}
+
+
+@app.command()
+def chat(
+    agent: Annotated[str, typer.Argument(help="agent name")],
+    session: Annotated[str | None, typer.Option(help="session id to resume (created if new)")] = None,
+    script: Annotated[Path | None, typer.Option(help="file with one user line per line (non-interactive)")] = None,
+    llm: LlmOpt = None,
+    as_json: JsonOpt = False,
+    option: OptionOpt = None,
+    db: DbOpt = None,
+    session_option: Annotated[
+        list[str] | None, typer.Option("--session-option", "-s", help="session option key=value")
+    ] = None,
+) -> None:
+    """Talk to an agent: interactively, or line by line from --script."""
+    ag = _agent(agent, llm, option, db)
+    s = ag.session(session, **parse_pairs(session_option))
+    if script is not None:
+        try:
+            lines = [ln.strip() for ln in script.read_text(encoding="utf-8").splitlines()]
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read script {str(script)!r}: {exc}") from None
+        for line in (ln for ln in lines if ln and not ln.startswith("#")):
+            _chat_turn(s, line, as_json)
+        return
+    if not as_json:
+        console.print(f"[dim]session {s.id} · Ctrl-D or /quit to leave[/dim]")
+        pending = s.pending
+        if pending:
+            console.print(f"[bold]{pending}[/bold]")
+    while True:
+        try:
+            line = input("> ")
+        except EOFError:
+            break
+        if line.strip() in {"/quit", "/exit"}:
+            break
+        if not line.strip():
+            continue
+        try:
+            _chat_turn(s, line, as_json)
+        except InputError as exc:
+            err_console.print(f"error: {exc}")
+
+
+def _chat_turn(s: Session, line: str, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(_turn_json(s, line), ensure_ascii=False), flush=True)
+        return
+    console.print(f"[cyan]> {line}[/cyan]", highlight=False)
+    render = LiveRenderer(verbose=False)
+    for event in s.stream(line):
+        render(event)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="bind address (default: settings)")] = None,
+    port: Annotated[int | None, typer.Option(help="port (default: settings)")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="agent.key=value option for one agent")
+    ] = None,
+) -> None:
+    """Start the HTTP API and the web page."""
+    import uvicorn
+
+    from ..server import create_app
+
+    settings = get_settings()
+    agent_options: dict[str, dict[str, Any]] = {}
+    for key, value in parse_pairs(option).items():
+        agent_name, dot, opt = key.partition(".")
+        if not dot:
+            raise InputError(f"bad server option {key!r}: write agent.key=value")
+        agent_options.setdefault(agent_name, {})[opt] = value
+    h, p = host or settings.host, port or settings.port
+    err_console.print(f"graphagents on http://{h}:{p}  (LLM: {settings.llm})")
+    uvicorn.run(create_app(settings, agent_options), host=h, port=p, log_level="warning")
+
+
+@app.command()
+def doctor() -> None:
+    """Print the resolved settings and check every configured service."""
+    if run_doctor():
+        raise typer.Exit(1)
+
+
+@app.command()
+def demo(llm: LlmOpt = None) -> None:
+    """Run every registered agent's samples and print a short table."""
+    from rich.table import Table
+
+    table = Table("agent", "sample", "turns", "last reply", "events", "seconds")
+    failures = 0
+    for spec in sorted(all_specs().values(), key=lambda s: s.name):
+        ag = load(spec.name, llm)
+        for sample in spec.samples:
+            start = time.perf_counter()
+            s = ag.session()
+            replies = [s.send(turn) for turn in sample]
+            seconds = time.perf_counter() - start
+            errors = sum(1 for r in replies for e in r.events if e.type == "error")
+            failures += errors
+            last = replies[-1].text.replace("\n", " ")
+            table.add_row(spec.name, sample[0][:40], str(len(sample)), last[:70] + ("…" if len(last) > 70 else ""),
+                          f"{sum(len(r.events) for r in replies)}" + (f" ({errors} errors)" if errors else ""),
+                          f"{seconds:.2f}")
+    console.print(table)
+    if failures:
+        raise typer.Exit(1)
+
+
+def _mount_agent_commands() -> None:
+    for spec in all_specs().values():
+        if spec.cli is not None:
+            app.add_typer(spec.cli(), name=spec.name, help=f"{spec.title}: agent-specific commands")
+        if spec.eval_cli is not None:
+            eval_app.command(spec.name)(spec.eval_cli())
+
+
+def main() -> None:
+    try:
+        _mount_agent_commands()
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
+    except GraphAgentsError as exc:
+        err_console.print(f"error: {exc}", highlight=False, markup=False)
+        sys.exit(2 if isinstance(exc, InputError) else 1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        sys.exit(1)
+    except Exception as exc:
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        err_console.print(f"error: {type(exc).__name__}: {exc}", highlight=False, markup=False)
+        sys.exit(1)

@@ -1,0 +1,91 @@
+"""The exception tree of graphagents.
+
+    GraphAgentsError                 base of everything we raise on purpose
+    ├── UsageError                   the caller asked for something wrong: fix the call
+    │   ├── ConfigError              a setting or option has a bad value
+    │   ├── UnknownAgentError        no agent registered under that name
+    │   ├── UnknownSessionError      no session with that id for that agent
+    │   ├── InputError               an empty, over-long or malformed message or file
+    │   └── ModelSetupError          a chat model cannot be built
+    │       ├── UnknownProviderError the "provider:" part is not one we know
+    │       ├── MissingExtraError    the provider's optional dependency is not installed
+    │       └── MissingKeyError      the provider's API key variable is not set
+    └── RunError                     the run itself failed: retry or check a service
+        ├── ServiceUnavailableError  a database, cache or server cannot be reached
+        ├── ModelOutputError         a model kept returning output we cannot use
+        └── ModelRequestsBlocked     a real model call while requests are disabled (tests)
+
+Every message is one line that says what to do; the CLI and the server print ``str(exc)``.
+"""
+
+from __future__ import annotations
+
+
+class GraphAgentsError(Exception):
+    """Base class: catch this to handle every error graphagents raises on purpose."""
+
+
+class UsageError(GraphAgentsError):
+    """The caller used graphagents wrongly; the message says how to fix the call."""
+
+
+class ConfigError(UsageError):
+    pass
+
+
+class UnknownAgentError(UsageError):
+    pass
+
+
+class UnknownSessionError(UsageError):
+    pass
+
+
+class InputError(UsageError):
+    pass
+
+
+class ModelSetupError(UsageError):
+    pass
+
+
+class UnknownProviderError(ModelSetupError):
+    pass
+
+
+class MissingExtraError(ModelSetupError):
+    pass
+
+
+class MissingKeyError(ModelSetupError):
+    pass
+
+
+class RunError(GraphAgentsError):
+    """The run failed for a reason outside the caller's input."""
+
+
+class ServiceUnavailableError(RunError):
+    pass
+
+
+class ModelOutputError(RunError):
+    pass
+
+
+class ModelRequestsBlocked(RunError):
+    pass
+
+
+def redact_url(url: str) -> str:
+    """Hide the password of a URL so it can be printed in an error line."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unparseable url>"
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))

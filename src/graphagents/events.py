@@ -1,0 +1,142 @@
+"""Typed events that agents emit while a turn runs.
+
+Nodes call :func:`emit`; the runtime turns LangGraph's stream into these events, and the
+server's SSE encoder turns them into ``event: <type>`` / ``data: <json>`` frames.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from langgraph.config import get_stream_writer
+
+EventType = Literal[
+    "token", "step", "tool_call", "tool_result", "decision", "state_update", "final", "error"
+]
+
+
+@dataclass(frozen=True)
+class Event:
+    type: ClassVar[EventType]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {"type": self.type, **_jsonable(data)}
+
+
+@dataclass(frozen=True)
+class TokenEvent(Event):
+    """A piece of text as it is produced; ``section`` names an XML section when there is one."""
+
+    type: ClassVar[EventType] = "token"
+    text: str
+    section: str = "reply"
+
+
+@dataclass(frozen=True)
+class StepEvent(Event):
+    """A graph node started or finished."""
+
+    type: ClassVar[EventType] = "step"
+    node: str
+    phase: Literal["start", "end"]
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolCallEvent(Event):
+    type: ClassVar[EventType] = "tool_call"
+    tool: str
+    args: dict[str, Any] = field(default_factory=dict)
+    call_id: str = ""
+
+
+@dataclass(frozen=True)
+class ToolResultEvent(Event):
+    type: ClassVar[EventType] = "tool_result"
+    tool: str
+    ok: bool
+    summary: str
+    data: Any = None
+    call_id: str = ""
+
+
+@dataclass(frozen=True)
+class DecisionEvent(Event):
+    """An orchestration or policy decision, with the reason a reader needs to audit it."""
+
+    type: ClassVar[EventType] = "decision"
+    kind: str
+    choice: str
+    reason: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StateUpdateEvent(Event):
+    type: ClassVar[EventType] = "state_update"
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class FinalEvent(Event):
+    """The end of a turn: the reply, whether the conversation is over, and the public state."""
+
+    type: ClassVar[EventType] = "final"
+    text: str
+    done: bool
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ErrorEvent(Event):
+    type: ClassVar[EventType] = "error"
+    message: str
+    code: str = "error"
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        TokenEvent,
+        StepEvent,
+        ToolCallEvent,
+        ToolResultEvent,
+        DecisionEvent,
+        StateUpdateEvent,
+        FinalEvent,
+        ErrorEvent,
+    )
+}
+
+
+def emit(event: Event) -> None:
+    """Send an event to whoever is streaming the current run; a no-op outside a run."""
+    try:
+        writer = get_stream_writer()
+    except RuntimeError:  # called outside a LangGraph run (unit tests of a node)
+        return
+    writer(event)
+
+
+def _jsonable(value: Any) -> Any:
+    """Best-effort conversion so that every event can be JSON-encoded without surprises."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
+        return [_jsonable(v) for v in items]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _jsonable(dataclasses.asdict(value))
+    if hasattr(value, "model_dump"):
+        return _jsonable(value.model_dump())
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value)
+
+
+jsonable = _jsonable

@@ -1,0 +1,47 @@
+"""Process-wide settings, read from ``GRAPHAGENTS_*`` environment variables (and ``.env``)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="GRAPHAGENTS_", env_file=".env", extra="ignore")
+
+    llm: str = Field("offline", description='"offline", or "provider:model" such as "openai:gpt-4o-mini"')
+    data_dir: Path = Field(Path(".graphagents"), description="where embedded stores and caches live")
+    checkpoint_url: str | None = Field(
+        None, description="LangGraph checkpointer: unset = SQLite under DATA_DIR, postgresql://... = Postgres"
+    )
+    database_url: str | None = Field(
+        None,
+        description="application records (sessions, slotfill applications); unset = Postgres if "
+        "CHECKPOINT_URL is Postgres, else SQLite under DATA_DIR",
+    )
+    cache_url: str | None = Field(None, description="unset = in-process cache, redis://... = Redis")
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    max_message_chars: int = Field(4000, ge=1, description="longest user message accepted")
+    max_body_bytes: int = Field(64_000, ge=1024, description="largest HTTP request body accepted")
+    step_cap: int = Field(60, ge=5, description="default LangGraph steps per turn before a turn is ended")
+
+    @property
+    def resolved_checkpoint_url(self) -> str:
+        return self.checkpoint_url or f"sqlite:///{self.data_dir / 'checkpoints.sqlite'}"
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        if self.checkpoint_url and self.checkpoint_url.startswith(("postgresql://", "postgres://")):
+            return self.checkpoint_url
+        return f"sqlite:///{self.data_dir / 'graphagents.sqlite'}"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()
