@@ -9,6 +9,7 @@ including the step cap, ends the turn with an ``error`` event and a polite reply
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import uuid
@@ -17,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphRecursionError
-from langgraph.types import Command
+from langgraph.types import Command, StreamMode
 
 from . import resources
 from .errors import ConfigError, GraphAgentsError, InputError, UnknownSessionError
@@ -30,6 +32,7 @@ from .settings import Settings, get_settings
 log = logging.getLogger("graphagents")
 
 CAP_REPLY = "죄송합니다. 이번 요청은 처리 단계가 너무 많아 여기서 마무리했어요. 다시 말씀해 주시겠어요?"
+STREAM_MODES: list[StreamMode] = ["custom", "tasks"]
 ERROR_REPLY = "죄송합니다. 처리 중 문제가 생겨 이번 요청을 마치지 못했어요. 잠시 후 다시 시도해 주세요."
 
 
@@ -119,7 +122,7 @@ class Session:
         self.options = dict(options)
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> RunnableConfig:
         return {
             "configurable": {"thread_id": f"{self.agent.name}:{self.id}", "session_options": self.options},
             "recursion_limit": self.agent.step_cap,
@@ -164,7 +167,7 @@ class Session:
                 graph_input = agent.spec.make_input(text, ctx)
             failure: str | None = None
             try:
-                for mode, chunk in graph.stream(graph_input, config, stream_mode=["custom", "tasks"]):
+                for mode, chunk in graph.stream(graph_input, config, stream_mode=STREAM_MODES):
                     if mode == "custom" and isinstance(chunk, Event):
                         yield chunk
                     elif mode == "tasks" and isinstance(chunk, dict) and not chunk["name"].startswith("__"):
@@ -211,10 +214,9 @@ class Session:
         end = object()
 
         def put(item: Any) -> None:
-            try:
+            # If the loop is gone the consumer left; the turn still finishes and is checkpointed.
+            with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(queue.put_nowait, item)
-            except RuntimeError:  # the loop is gone: the consumer left; finish the turn anyway
-                pass
 
         def worker() -> None:
             try:

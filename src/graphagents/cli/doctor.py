@@ -74,13 +74,13 @@ def run_doctor() -> int:
     problems = 0
     for name, check in checks:
         try:
-            console.print(f"[green]ok[/green]   {name}: {check()}", highlight=False)
+            console.print(f"[green]ok[/green]   {name}: {check()}", highlight=False, soft_wrap=True)
         except GraphAgentsError as exc:
             problems += 1
-            console.print(f"[red]FAIL[/red] {name}: {exc}", highlight=False, markup=True)
+            console.print(f"[red]FAIL[/red] {name}: {exc}", highlight=False, markup=True, soft_wrap=True)
         except Exception as exc:  # a check must never crash the doctor
             problems += 1
-            console.print(f"[red]FAIL[/red] {name}: {type(exc).__name__}: {exc}", highlight=False)
+            console.print(f"[red]FAIL[/red] {name}: {type(exc).__name__}: {exc}", highlight=False, soft_wrap=True)
     return problems
 
 

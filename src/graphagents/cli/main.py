@@ -119,7 +119,8 @@ def chat(
         try:
             lines = [ln.strip() for ln in script.read_text(encoding="utf-8").splitlines()]
         except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read script {str(script)!r}: {exc}") from None
+            reason = getattr(exc, "strerror", None) or exc
+            raise InputError(f"cannot read script {str(script)!r}: {reason}") from None
         for line in (ln for ln in lines if ln and not ln.startswith("#")):
             _chat_turn(s, line, as_json)
         return
@@ -140,7 +141,7 @@ def chat(
         try:
             _chat_turn(s, line, as_json)
         except InputError as exc:
-            err_console.print(f"error: {exc}")
+            err_console.print(f"error: {exc}", soft_wrap=True, markup=False)
 
 
 def _chat_turn(s: Session, line: str, as_json: bool) -> None:
@@ -225,7 +226,7 @@ def main() -> None:
         if isinstance(code, int) and code:
             sys.exit(code)
     except GraphAgentsError as exc:
-        err_console.print(f"error: {exc}", highlight=False, markup=False)
+        err_console.print(f"error: {exc}", highlight=False, markup=False, soft_wrap=True)
         sys.exit(2 if isinstance(exc, InputError) else 1)
     except KeyboardInterrupt:
         sys.exit(130)
@@ -239,5 +240,5 @@ def main() -> None:
         if isinstance(exc, click.ClickException):
             exc.show()
             sys.exit(exc.exit_code)
-        err_console.print(f"error: {type(exc).__name__}: {exc}", highlight=False, markup=False)
+        err_console.print(f"error: {type(exc).__name__}: {exc}", highlight=False, markup=False, soft_wrap=True)
         sys.exit(1)

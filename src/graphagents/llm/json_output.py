@@ -25,8 +25,9 @@ REPAIR_PROMPT = (
 def extract_json(text: str) -> Any:
     """The first JSON value in a model answer: whole text, a fenced block, or a balanced {...}/[...]."""
     candidates = [text.strip(), *(m.strip() for m in _FENCED.findall(text))]
-    for opener, closer in (("{", "}"), ("[", "]")):
-        start = text.find(opener)
+    # The earliest balanced object or array wins, so "[1, {...}]" is not read as its inner object.
+    pairs = sorted(((text.find(o), o, c) for o, c in (("{", "}"), ("[", "]"))), key=lambda p: p[0])
+    for start, opener, closer in pairs:
         while start != -1:
             end = _balanced_end(text, start, opener, closer)
             if end != -1:
@@ -82,7 +83,8 @@ def invoke_json(
     except (ValueError, ValidationError) as exc:
         problem = _one_line(exc)
     hint = f" matching this JSON schema: {json.dumps(schema.model_json_schema())}" if schema else ""
-    retry = [*messages, HumanMessage(content=answer), HumanMessage(REPAIR_PROMPT.format(problem=problem, schema_hint=hint))]
+    repair = HumanMessage(REPAIR_PROMPT.format(problem=problem, schema_hint=hint))
+    retry = [*messages, HumanMessage(content=answer), repair]
     second = str(model.invoke(retry).content)
     try:
         return _check(second, schema)

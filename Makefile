@@ -1,0 +1,38 @@
+# One command for each thing people do. Everything runs inside .venv, created on first use.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+
+.PHONY: run test lint typecheck bench eval demo clean
+
+$(STAMP): pyproject.toml
+	@test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@rm -f $(VENV)/.installed-* && touch $@
+
+run: $(STAMP)  ## start the server and web page on http://127.0.0.1:8000 (offline mode)
+	$(BIN)/graphagents serve
+
+test: $(STAMP) lint typecheck  ## lint, type check and the whole test suite
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+bench: $(STAMP)  ## speed and memory figures with same-run baselines
+	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+eval: $(STAMP)  ## every agent's evaluation on its bundled data
+	$(BIN)/graphagents eval slotfill
+	$(BIN)/graphagents eval text2sql
+
+demo: $(STAMP)
+	$(BIN)/graphagents demo
+
+clean:
+	rm -rf $(VENV) .graphagents .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,80 @@
+"""Test-suite wide rules: no real model calls, a private data dir, services real or visibly absent."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(TESTS_DIR))
+
+PG_URL = os.environ.get("GRAPHAGENTS_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS_URL = os.environ.get("GRAPHAGENTS_TEST_REDIS", "redis://127.0.0.1:6379/15")
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    data_dir = tempfile.mkdtemp(prefix="graphagents-tests-")
+    os.environ["GRAPHAGENTS_DATA_DIR"] = data_dir
+    for var in ("GRAPHAGENTS_LLM", "GRAPHAGENTS_CHECKPOINT_URL", "GRAPHAGENTS_DATABASE_URL", "GRAPHAGENTS_CACHE_URL"):
+        os.environ.pop(var, None)
+    from graphagents.llm import factory
+
+    factory.ALLOW_MODEL_REQUESTS = False
+
+
+def service_missing(what: str) -> None:
+    """Skip with a visible reason on a developer machine; fail under CI, where services must run."""
+    if IN_CI:
+        pytest.fail(f"{what} (CI=true: services must be available)")
+    pytest.skip(what)
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url() -> str:
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_URL, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except Exception as exc:  # any failure to reach the server counts as absent
+        service_missing(f"PostgreSQL not reachable at {PG_URL}: {str(exc).splitlines()[0]}")
+    return PG_URL
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    try:
+        import redis
+
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping()
+    except Exception as exc:
+        service_missing(f"Redis not reachable at {REDIS_URL}: {exc}")
+    return REDIS_URL
+
+
+@pytest.fixture
+def example_spec() -> Iterator[object]:
+    import graphagents as ga
+    from example_agent import SPEC
+
+    ga.register(SPEC)
+    yield SPEC
+    from graphagents.registry import unregister
+
+    unregister(SPEC.name)
+
+
+@pytest.fixture
+def fresh_resources() -> Iterator[None]:
+    """Close shared connections before and after, as if the process restarted."""
+    from graphagents import resources
+
+    resources.reset()
+    yield
+    resources.reset()
