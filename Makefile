@@ -19,7 +19,7 @@ test: $(STAMP) lint typecheck  ## lint, type check and the whole test suite
 	$(BIN)/pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests $(wildcard bench)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

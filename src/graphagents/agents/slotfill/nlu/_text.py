@@ -35,3 +35,29 @@ def compact(text: str) -> str:
 
 def is_hangul(ch: str) -> bool:
     return "\uac00" <= ch <= "\ud7a3"
+
+
+def prepare(text: str) -> str:
+    """NFC + half-width only: keeps one character per character so spans stay valid."""
+    return unicodedata.normalize("NFC", text).translate(_FULLWIDTH)
+
+
+def label_pattern(label: str) -> re.Pattern[str]:
+    """Case- and spacing-insensitive pattern for a label: "해외 IP 차단" also finds "해외ip차단"."""
+    chars = [re.escape(ch) for ch in compact(label)]
+    return re.compile(r"\s*".join(chars), re.IGNORECASE)
+
+
+def find_labels(text: str, labels: tuple[str, ...] | list[str]) -> list[tuple[int, int]]:
+    """Spans of the labels in ``text``, longest first at any overlap, in reading order."""
+    spans = []
+    for label in labels:
+        if compact(label):
+            spans.extend((m.start(), m.end()) for m in label_pattern(label).finditer(text))
+    spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
+    kept: list[tuple[int, int]] = []
+    for start, end in spans:
+        if kept and start < kept[-1][1]:
+            continue
+        kept.append((start, end))
+    return kept
