@@ -161,13 +161,18 @@ def serve(
     option: Annotated[
         list[str] | None, typer.Option("--option", "-o", help="agent.key=value option for one agent")
     ] = None,
+    llm: LlmOpt = None,
 ) -> None:
     """Start the HTTP API and the web page."""
     import uvicorn
 
+    from ..llm import load_chat_model
     from ..server import create_app
 
     settings = get_settings()
+    if llm is not None:
+        load_chat_model(llm)  # fail now, with one line, rather than on the first request
+        settings = settings.model_copy(update={"llm": llm})
     agent_options: dict[str, dict[str, Any]] = {}
     for key, value in parse_pairs(option).items():
         agent_name, dot, opt = key.partition(".")

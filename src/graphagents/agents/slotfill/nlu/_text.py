@@ -50,7 +50,7 @@ def label_pattern(label: str) -> re.Pattern[str]:
 
 def find_labels(text: str, labels: tuple[str, ...] | list[str]) -> list[tuple[int, int]]:
     """Spans of the labels in ``text``, longest first at any overlap, in reading order."""
-    spans = []
+    spans: list[tuple[int, int]] = []
     for label in labels:
         if compact(label):
             spans.extend((m.start(), m.end()) for m in label_pattern(label).finditer(text))
