@@ -85,7 +85,7 @@ REVIEW_TEXTS = {
     1: ["다시는 안 사요", "불량품이 왔어요", "환불하고 싶어요"],
 }
 MONTH_WEIGHT = [0.8, 0.85, 0.9, 0.9, 1.0, 0.95, 0.9, 0.9, 1.0, 1.05, 1.3, 1.45]  # Nov/Dec peak
-_LINES = (1, 2, 3, 4, 5)
+_ONE_TO_FIVE = (1, 2, 3, 4, 5)
 _LINES_CUM = (25, 55, 80, 92, 100)  # lines per order
 _QTY_CUM = (70, 90, 97, 99, 100)  # quantity per line
 FIRST_ORDER_DAY = date(2023, 1, 1).toordinal()
@@ -265,11 +265,11 @@ def _orders(
         status = _status(rng, day)
         orders.append((oid, buyer.customer_id, store_id, employee_id, _iso(day), status))
 
-        n_lines = _pick(rng, _LINES, _LINES_CUM)
+        n_lines = _pick(rng, _ONE_TO_FIVE, _LINES_CUM)
         picked = dict.fromkeys(_pick(rng, product_ids, prod_cum) for _ in range(n_lines))
         total = 0
         for pid in picked:
-            qty = _pick(rng, _LINES, _QTY_CUM)
+            qty = _pick(rng, _ONE_TO_FIVE, _QTY_CUM)
             r = rng.random()
             discount = 0.0 if r < 0.75 else (0.05 if r < 0.9 else 0.10)
             unit = int(catalogue.prices[pid] * (1 - discount)) // 10 * 10
