@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
-from .errors import UnknownAgentError
+from .errors import ConfigError, UnknownAgentError
 
 if TYPE_CHECKING:
     import typer
@@ -90,15 +90,28 @@ def unregister(name: str) -> None:
     _extra.pop(name, None)
 
 
+_broken: dict[str, str] = {}
+"""Entry points that failed to load, with the reason: one broken plugin must not take down the CLI."""
+
+
 def _load_entry_points() -> dict[str, AgentSpec]:
     specs: dict[str, AgentSpec] = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
-        obj = ep.load()
-        spec = obj if isinstance(obj, AgentSpec) else obj()
-        if not isinstance(spec, AgentSpec):
-            raise TypeError(f"entry point {ep.name!r} of {ENTRY_POINT_GROUP!r} is not an AgentSpec")
+        try:
+            obj = ep.load()
+            spec = obj if isinstance(obj, AgentSpec) else obj()
+            if not isinstance(spec, AgentSpec):
+                raise TypeError(f"{ep.value!r} is not an AgentSpec")
+        except Exception as exc:
+            _broken[ep.name] = f"{type(exc).__name__}: {exc}"
+            continue
         specs[spec.name] = spec
     return specs
+
+
+def broken_agents() -> dict[str, str]:
+    all_specs()
+    return dict(_broken)
 
 
 _cache: dict[str, AgentSpec] | None = None
@@ -116,5 +129,7 @@ def get_spec(name: str) -> AgentSpec:
     try:
         return specs[name]
     except KeyError:
+        if name in _broken:
+            raise ConfigError(f"agent {name!r} failed to load: {_broken[name]}") from None
         known = ", ".join(sorted(specs)) or "none"
         raise UnknownAgentError(f"unknown agent {name!r}; registered agents: {known}") from None

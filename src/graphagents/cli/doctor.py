@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from rich.table import Table
 
-from ..errors import GraphAgentsError, redact_url
-from ..registry import all_specs
+from ..errors import ConfigError, GraphAgentsError, redact_url
+from ..registry import all_specs, broken_agents
 from ..settings import get_settings
 from .render import console
 
@@ -59,6 +59,10 @@ def run_doctor() -> int:
         return "reachable" if settings.cache_url else "in-process LRU+TTL"
 
     def agents() -> str:
+        broken = broken_agents()
+        if broken:
+            name, reason = next(iter(broken.items()))
+            raise ConfigError(f"agent {name!r} failed to load: {reason}")
         return ", ".join(sorted(all_specs())) or "none registered"
 
     checks: list[tuple[str, Callable[[], str]]] = [
