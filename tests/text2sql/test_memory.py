@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from graphagents.agents.text2sql.embeddings import get_embedder
+from graphagents.agents.text2sql.memory import QueryMemory, question_literals
+from graphagents.errors import ServiceUnavailableError
+from graphagents.store import Database, open_database
+
+PG_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+SQL_SEOUL = "SELECT COUNT(*) FROM customers WHERE region_code = 'SEL'"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def app_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    if request.param == "sqlite":
+        db = open_database(f"sqlite:///{tmp_path / 'app.db'}")
+        yield db
+        db.close()
+        return
+    try:
+        db = open_database(PG_URL)
+    except ServiceUnavailableError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"PostgreSQL is required under CI=true: {exc}")
+        pytest.skip(f"PostgreSQL not reachable: {exc}")
+    yield db
+    db.execute("DROP TABLE IF EXISTS t2s_query_memory")
+    db.close()
+
+
+@pytest.fixture
+def fp() -> str:
+    return f"fp-{uuid.uuid4().hex[:8]}"
+
+
+def test_literals() -> None:
+    assert question_literals("2024년 매출 상위 10개") == {"#2024", "#10"}
+    assert question_literals("이름이 '홍길동'인 고객") == {"'홍길동'"}
+    assert question_literals("서울 고객 수", ["서울", "부산"]) == {"서울"}
+
+
+def test_empty_memory_generates_new(app_db: Database, fp: str) -> None:
+    result = QueryMemory(app_db, get_embedder()).find(fp, "서울 고객 수는?")
+    assert result.action == "GENERATE_NEW" and result.best is None and result.candidates == ()
+
+
+def test_same_question_is_immediate_reuse(app_db: Database, fp: str) -> None:
+    memory = QueryMemory(app_db, get_embedder())
+    memory.record(fp, "서울 고객 수는?", SQL_SEOUL, success=True, value_mappings={"서울": "SEL"})
+    result = memory.find(fp, "서울 고객 수는?")
+    assert result.action == "IMMEDIATE_TEMPLATE_REUSE"
+    assert result.best is not None and result.best.sql == SQL_SEOUL
+    assert result.best.value_mappings == {"서울": "SEL"}
+    assert result.best.similarity > 0.99 and result.best.success_rate == 1.0 and result.best.usage == 1.0
+
+
+def test_different_number_downgrades_to_adapt(app_db: Database, fp: str) -> None:
+    memory = QueryMemory(app_db, get_embedder())
+    sql = "SELECT SUM(amount) FROM payments WHERE paid_date LIKE '2023%'"
+    memory.record(fp, "2023년 결제 금액 합계", sql, success=True)
+    result = memory.find(fp, "2024년 결제 금액 합계")
+    assert result.best is not None and result.best.score > 0.9, result  # the encoder alone would reuse
+    assert result.action == "ADAPT_TEMPLATE"
+    assert any("#2023" in s and "#2024" in s for s in result.suggestions)
+
+
+def test_different_entity_downgrades_to_adapt(app_db: Database, fp: str) -> None:
+    memory = QueryMemory(app_db, get_embedder())
+    memory.record(fp, "서울 고객 수는?", SQL_SEOUL, success=True, value_mappings={"서울": "SEL"})
+    result = memory.find(fp, "부산 고객 수는?")
+    assert result.action == "ADAPT_TEMPLATE", result
+    # a caller-known entity is enough even without a stored mapping
+    memory2 = QueryMemory(app_db, get_embedder(), entity_words=["VIP", "실버"])
+    memory2.record(fp, "VIP 고객 목록", "SELECT * FROM customers WHERE grade_code = 'V'", success=True)
+    assert memory2.find(fp, "실버 고객 목록").action != "IMMEDIATE_TEMPLATE_REUSE"
+
+
+def test_unrelated_question_generates_new(app_db: Database, fp: str) -> None:
+    memory = QueryMemory(app_db, get_embedder())
+    memory.record(fp, "서울 고객 수는?", SQL_SEOUL, success=True)
+    result = memory.find(fp, "리뷰 평점이 가장 낮은 상품 카테고리")
+    assert result.action == "GENERATE_NEW"
+    assert len(result.candidates) == 1  # still reported, for the tool's observation
+
+
+def test_scores_counts_and_scope(app_db: Database, fp: str) -> None:
+    memory = QueryMemory(app_db, get_embedder())
+    good = "SELECT COUNT(*) FROM orders"
+    flaky = "SELECT COUNT(order_id) FROM orders"
+    for _ in range(3):
+        memory.record(fp, "전체 주문 건수", good, success=True)
+    memory.record(fp, "전체 주문 건수", flaky, success=True)
+    memory.record(fp, "전체 주문 건수", flaky, success=False)
+    memory.record(fp, "실패만 한 질문", "SELECT nope", success=False)
+    result = memory.find(fp, "전체 주문 건수", k=5)
+    by_sql = {c.sql: c for c in result.candidates}
+    assert set(by_sql) == {good, flaky}  # never-successful rows are not candidates
+    assert by_sql[good].success_rate == 1.0 and by_sql[flaky].success_rate == 0.5
+    assert by_sql[good].usage == 1.0 and 0 < by_sql[flaky].usage < 1.0
+    assert result.best is not None and result.best.sql == good
+    expected = by_sql[flaky].similarity * 0.5 + 0.5 * 0.3 + by_sql[flaky].usage * 0.2
+    assert by_sql[flaky].score == pytest.approx(expected, abs=1e-3)
+    assert memory.find(f"{fp}-other", "전체 주문 건수").action == "GENERATE_NEW"
+
+
+def test_persists_across_instances(app_db: Database, fp: str) -> None:
+    QueryMemory(app_db, get_embedder()).record(fp, "상품 수", "SELECT COUNT(*) FROM products", success=True)
+    result = QueryMemory(app_db, get_embedder()).find(fp, "상품 수")
+    assert result.action == "IMMEDIATE_TEMPLATE_REUSE"

@@ -1,0 +1,109 @@
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from graphagents.agents.text2sql.query_cache import QueryCache
+from graphagents.cache import Cache, MemoryCache, RedisCache, open_cache
+from graphagents.errors import ServiceUnavailableError
+
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def _redis_or_skip(ttl: float = 3600) -> RedisCache:
+    try:
+        cache = open_cache(REDIS_URL, namespace=f"text2sql-test-{uuid.uuid4().hex[:8]}", ttl=ttl)
+    except ServiceUnavailableError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"Redis is required under CI=true: {exc}")
+        pytest.skip(f"Redis not reachable at {REDIS_URL}: {exc}")
+    assert isinstance(cache, RedisCache)
+    return cache
+
+
+@pytest.fixture(params=["memory", "redis"])
+def backend(request: pytest.FixtureRequest) -> Iterator[Cache]:
+    if request.param == "memory":
+        yield MemoryCache(maxsize=100, ttl=60)
+        return
+    cache = _redis_or_skip()
+    yield cache
+    cache.clear()
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("  서울  고객은   몇 명?? ", "서울 고객은 몇 명"),
+        ("2024년 매출 알려줘요?", "2024년 매출 알려줘"),
+        ("Ｔｏｐ　５ products!", "top 5 products"),
+        ("매출이 얼마인가요?", "매출이 얼마"),
+        ("요", "요"),
+    ],
+)
+def test_normalise(raw: str, expected: str) -> None:
+    assert QueryCache.normalise(raw) == expected
+
+
+def test_normalise_keeps_numbers_apart() -> None:
+    assert QueryCache.normalise("2023년 매출?") != QueryCache.normalise("2024년 매출?")
+    assert QueryCache.normalise("상위 5개") != QueryCache.normalise("상위 50개")
+
+
+def test_roundtrip_and_variants_hit(backend: Cache) -> None:
+    qc = QueryCache(backend)
+    result = {"sql": "SELECT COUNT(*) FROM customers WHERE region_code = 'SEL'", "rows": [[1234]]}
+    assert qc.get("fp1", "서울 고객 수는?") is None
+    qc.put("fp1", "서울 고객 수는?", result)
+    assert qc.get("fp1", "서울  고객 수는") == result
+    assert qc.get("fp1", "서울 고객 수는요?") == result
+
+
+def test_fingerprint_and_numbers_separate_entries(backend: Cache) -> None:
+    qc = QueryCache(backend)
+    qc.put("fp1", "2023년 매출", {"v": 2023})
+    assert qc.get("fp2", "2023년 매출") is None  # schema changed
+    assert qc.get("fp1", "2024년 매출") is None  # different number
+    qc.put("fp1", "2024년 매출", {"v": 2024})
+    assert qc.get("fp1", "2023년 매출") == {"v": 2023}
+    assert qc.get("fp1", "2024년 매출") == {"v": 2024}
+    qc.invalidate("fp1", "2023년 매출?")
+    assert qc.get("fp1", "2023년 매출") is None
+
+
+def test_blank_question_not_cached(backend: Cache) -> None:
+    qc = QueryCache(backend)
+    qc.put("fp", " ?? ", {"v": 1})
+    assert qc.get("fp", "") is None
+
+
+def test_memory_lru_eviction() -> None:
+    qc = QueryCache(MemoryCache(maxsize=2, ttl=60))
+    qc.put("fp", "a 질문", {"v": 1})
+    qc.put("fp", "b 질문", {"v": 2})
+    assert qc.get("fp", "a 질문") == {"v": 1}  # touch a: b becomes least recent
+    qc.put("fp", "c 질문", {"v": 3})
+    assert qc.get("fp", "b 질문") is None
+    assert qc.get("fp", "a 질문") == {"v": 1}
+
+
+def test_memory_ttl_expiry() -> None:
+    qc = QueryCache(MemoryCache(maxsize=10, ttl=0.05))
+    qc.put("fp", "질문", {"v": 1})
+    time.sleep(0.1)
+    assert qc.get("fp", "질문") is None
+
+
+def test_redis_ttl_is_set() -> None:
+    cache = _redis_or_skip(ttl=30)
+    try:
+        qc = QueryCache(cache)
+        qc.put("fp", "질문", {"v": 1})
+        ttl = cache._client.ttl(cache._k(QueryCache.key("fp", "질문")))
+        assert 0 < ttl <= 30
+    finally:
+        cache.clear()
