@@ -1,0 +1,238 @@
+"""Offline NL -> SQL composer: execution accuracy on the demo set, a second schema, and refusals."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterator
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+import sqlglot
+
+from graphagents.agents.text2sql.db import Database, open_database
+from graphagents.agents.text2sql.demo import build_sqlite, demo_questions_path
+from graphagents.agents.text2sql.evaluation.compare import matches_gold
+from graphagents.agents.text2sql.evaluation.questions import load_questions
+from graphagents.agents.text2sql.guard import SQLGuard
+from graphagents.agents.text2sql.offline import ComposeContext, ComposeResult, compose
+from graphagents.agents.text2sql.offline.dates import find_dates
+from graphagents.agents.text2sql.offline.lexicon import parse_amount
+from graphagents.agents.text2sql.offline.parse import parse_question
+from graphagents.agents.text2sql.schema import load_schema_graph
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ComposeContext, Database]]:
+    root = tmp_path_factory.mktemp("offline_demo")
+    db = open_database(str(build_sqlite(root / "demo.sqlite")))
+    graph = load_schema_graph(db, data_dir=root / "graph")
+    yield ComposeContext(graph=graph, db=db, dialect="sqlite"), db
+    db.close()
+
+
+def _rows(db: Database, sql: str) -> list[tuple[object, ...]]:
+    return db.fetch(sql, max_rows=100_000).rows
+
+
+def test_demo_execution_accuracy(demo: tuple[ComposeContext, Database]) -> None:
+    ctx, db = demo
+    per_category: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    misses = []
+    for q in load_questions(demo_questions_path()):
+        result = compose(q.question, ctx)
+        right = False
+        if result.sql is not None:
+            right = matches_gold(q.query, _rows(db, result.sql), lambda s: _rows(db, s), question=q.question,
+                                 dialect="sqlite")
+        per_category[q.query_category][0] += right
+        per_category[q.query_category][1] += 1
+        if not right:
+            misses.append((q.question, result.sql, result.reason))
+    total = sum(r for r, _ in per_category.values()) / sum(n for _, n in per_category.values())
+    report = {c: f"{r}/{n}" for c, (r, n) in sorted(per_category.items())}
+    assert total >= 0.85, (total, report, misses)
+    assert all(r / n >= 0.6 for r, n in per_category.values()), (report, misses)
+
+
+def test_composed_sql_passes_the_guard(demo: tuple[ComposeContext, Database]) -> None:
+    ctx, _ = demo
+    guard = SQLGuard("sqlite")
+    for q in load_questions(demo_questions_path())[:20]:
+        result = compose(q.question, ctx)
+        if result.sql is not None:
+            assert guard.validate(result.sql).ok, result.sql
+
+
+def test_value_links_map_words_to_stored_codes(demo: tuple[ComposeContext, Database]) -> None:
+    ctx, _ = demo
+    result = compose("서울에 사는 VIP 고객 수", ctx)
+    links = {(v.table, v.column, v.value) for v in result.value_links}
+    assert links == {("customers", "region_code", "SEL"), ("customers", "grade_code", "V")}
+    assert result.shape == "code_value" and result.tables == ("customers",)
+    english = compose("How many customers live in Busan?", ctx)  # romanised name -> Korean label -> code
+    assert [(v.column, v.value) for v in english.value_links] == [("region_code", "BSN")]
+
+
+def test_value_mapper_is_an_optional_extra(demo: tuple[ComposeContext, Database]) -> None:
+    from graphagents.agents.text2sql.value_mapping import ValueMapper
+
+    ctx, db = demo
+    with_mapper = ComposeContext(graph=ctx.graph, db=db, mapper=ValueMapper(db, ctx.graph), dialect="sqlite")
+    for question in ("배송완료된 주문은 몇 건인가요?", "우주선 몇 대 있어?"):
+        assert compose(question, with_mapper).sql == compose(question, ctx).sql
+
+
+def test_relative_dates_are_anchored_to_the_data(demo: tuple[ComposeContext, Database]) -> None:
+    ctx, db = demo
+    result = compose("작년 12월 주문 건수", ctx)
+    assert result.sql is not None and "'2023-12-01'" in result.sql and "'2024-01-01'" in result.sql
+    assert "2024-12-31" in result.reason  # the anchor (latest order date) is shown to the user
+    assert _rows(db, result.sql) == _rows(
+        db, "SELECT COUNT(*) FROM orders WHERE order_date >= '2023-12-01' AND order_date < '2024-01-01'")
+
+
+def test_revenue_follows_the_schema_comment(demo: tuple[ComposeContext, Database]) -> None:
+    ctx, _ = demo
+    result = compose("What is the total revenue in 2024?", ctx)
+    assert result.sql is not None
+    assert "order_items.quantity * order_items.unit_price" in result.sql
+    assert "orders.status_code <> 'C'" in result.sql  # the comment says cancelled orders do not count
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "우주선 몇 대 있어?",  # nothing in the schema
+        "가장 아름다운 상품은?",  # a superlative with no measurable meaning
+        "'존재하지 않는 상품'의 가격은?",  # a quoted value that is not stored anywhere
+        "날씨 어때?",
+        "",
+    ],
+)
+def test_refuses_with_a_reason_instead_of_guessing(demo: tuple[ComposeContext, Database], question: str) -> None:
+    ctx, _ = demo
+    result = compose(question, ctx)
+    assert result.sql is None and result.reason and result.confidence == 0.0
+
+
+def test_postgres_rendering_is_dialect_correct(demo: tuple[ComposeContext, Database]) -> None:
+    ctx, _ = demo
+    pg = ComposeContext(graph=ctx.graph, db=ctx.db, dialect="postgres")
+    result = compose("2024년 월별 주문 건수", pg)
+    assert result.sql is not None and "SUBSTRING(CAST(orders.order_date AS TEXT) FROM 1 FOR 7)" in result.sql
+    sqlglot.parse_one(result.sql, read="postgres")
+
+
+# ------------------------------------------------------------------ language pieces
+
+
+@pytest.mark.parametrize(("digits", "units", "value"), [
+    ("3", "백만", 3_000_000), ("300", "만", 3_000_000), ("1,500", "", 1_500), ("2.5", "천", 2_500),
+    ("5", "천만", 50_000_000), ("1", "억", 100_000_000),
+])  # fmt: skip
+def test_korean_amounts(digits: str, units: str, value: int) -> None:
+    assert parse_amount(digits, units) == value
+
+
+def test_comparison_with_korean_units() -> None:
+    frame = parse_question("가격이 3백만원 이상인 상품")
+    assert [(c.op, c.value) for c in frame.comparisons] == [(">=", 3_000_000)]
+
+
+@pytest.mark.parametrize(("text", "start", "end"), [
+    ("2024년 1분기 주문", date(2024, 1, 1), date(2024, 4, 1)),
+    ("2023년 하반기", date(2023, 7, 1), date(2024, 1, 1)),
+    ("작년 상반기", date(2023, 1, 1), date(2023, 7, 1)),
+    ("최근 3개월", date(2024, 10, 1), date(2025, 1, 1)),
+    ("orders in March 2024", date(2024, 3, 1), date(2024, 4, 1)),
+    ("between 2024-01-05 and 2024-01-09", date(2024, 1, 5), date(2024, 1, 10)),
+    ("2024년 1월 1일부터 7일까지", date(2024, 1, 1), date(2024, 1, 8)),
+])  # fmt: skip
+def test_date_phrases(text: str, start: date, end: date) -> None:
+    found = find_dates(text)
+    assert found is not None
+    assert found.resolve(date(2024, 12, 31))[:2] == (start, end)
+
+
+# ------------------------------------------------------------------ a second, unrelated schema
+
+LIBRARY_DDL = """
+CREATE TABLE authors (author_id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT NOT NULL);
+CREATE TABLE books (book_id INTEGER PRIMARY KEY, title TEXT NOT NULL,
+                    author_id INTEGER NOT NULL REFERENCES authors(author_id), genre TEXT NOT NULL,
+                    pages INTEGER NOT NULL);
+CREATE TABLE members (member_id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT NOT NULL,
+                      joined_date DATE NOT NULL);
+CREATE TABLE loans (loan_id INTEGER PRIMARY KEY, book_id INTEGER NOT NULL REFERENCES books(book_id),
+                    member_id INTEGER NOT NULL REFERENCES members(member_id), loan_date DATE NOT NULL);
+"""
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ComposeContext, Database]]:
+    root = tmp_path_factory.mktemp("offline_library")
+    path = root / "library.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript(LIBRARY_DDL)
+    countries = ["UK", "France", "Korea", "USA"]
+    con.executemany("INSERT INTO authors VALUES (?, ?, ?)",
+                    [(i, f"Author {i}", countries[i % 4]) for i in range(1, 13)])
+    genres = ["novel", "poetry", "history", "science"]
+    con.executemany("INSERT INTO books VALUES (?, ?, ?, ?, ?)",
+                    [(i, f"Book {i}", 1 + i % 12, genres[i % 4], 80 + (i * 37) % 500) for i in range(1, 61)])
+    cities = ["Paris", "London", "Seoul"]
+    start = date(2022, 1, 1)
+    con.executemany("INSERT INTO members VALUES (?, ?, ?, ?)",
+                    [(i, f"Member {i}", cities[i % 3], (start + timedelta(days=9 * i)).isoformat())
+                     for i in range(1, 41)])
+    # 20 loans each, then a clear top three (members 5, 9, 17) so that "top 3" has one answer.
+    borrowers = [1 + (i * 3) % 40 for i in range(800)] + [5] * 30 + [9] * 20 + [17] * 10
+    con.executemany("INSERT INTO loans VALUES (?, ?, ?, ?)",
+                    [(i, 1 + (i * 7) % 60, m, (start + timedelta(days=i)).isoformat())
+                     for i, m in enumerate(borrowers, start=1)])
+    con.commit()
+    con.close()
+    db = open_database(str(path))
+    graph = load_schema_graph(db, data_dir=root / "graph")
+    yield ComposeContext(graph=graph, db=db, dialect="sqlite"), db
+    db.close()
+
+
+LIBRARY_CASES = [
+    ("How many books are there?", "SELECT COUNT(*) FROM books"),
+    ("How many books are there in each genre?", "SELECT genre, COUNT(*) FROM books GROUP BY genre"),
+    ("Which books have more than 400 pages?", "SELECT book_id, title FROM books WHERE pages > 400"),
+    ("What is the average number of pages of books?", "SELECT AVG(pages) FROM books"),
+    ("How many loans were made in 2023?",
+     "SELECT COUNT(*) FROM loans WHERE loan_date >= '2023-01-01' AND loan_date < '2024-01-01'"),
+    ("How many members live in Paris?", "SELECT COUNT(*) FROM members WHERE city = 'Paris'"),
+    ("Which 3 members have the most loans?",
+     "SELECT m.member_id, COUNT(*) AS n FROM loans l JOIN members m ON m.member_id = l.member_id "
+     "GROUP BY m.member_id ORDER BY n DESC LIMIT 3"),
+    ("Show the title of book 12", "SELECT title FROM books WHERE book_id = 12"),
+    ("poetry 장르 책은 몇 권인가요?", "SELECT COUNT(*) FROM books WHERE genre = 'poetry'"),
+]
+
+
+@pytest.mark.parametrize(("question", "gold"), LIBRARY_CASES)
+def test_second_schema(library: tuple[ComposeContext, Database], question: str, gold: str) -> None:
+    ctx, db = library
+    result: ComposeResult = compose(question, ctx)
+    assert result.sql is not None, result.reason
+    assert matches_gold(gold, _rows(db, result.sql), lambda s: _rows(db, s), question=question,
+                        dialect="sqlite"), (result.sql, result.reason)
+
+
+def test_second_schema_refuses_unknown_things(library: tuple[ComposeContext, Database]) -> None:
+    ctx, _ = library
+    assert compose("How many dragons are there?", ctx).sql is None
+    assert compose("Which members borrowed 'The Missing Book'?", ctx).sql is None
+
+
+def test_package_exports() -> None:
+    import graphagents.agents.text2sql.offline as offline
+
+    assert sorted(offline.__all__) == ["ComposeContext", "ComposeResult", "ValueLink", "compose"]
+    assert Path(offline.__file__).parent.name == "offline"
