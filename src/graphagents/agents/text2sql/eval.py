@@ -1,0 +1,237 @@
+"""``graphagents eval text2sql``: execution accuracy of the agent on a gold question set.
+
+Each question runs through the real agent (a fresh session, no query cache); its submitted rows
+are compared with the gold rows the way defog sql-eval and Spider/BIRD do (``evaluation.compare``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from graphagents.errors import ConfigError, InputError
+from graphagents.settings import Settings, get_settings
+
+from .evaluation import Question, expand_gold_alternatives, load_questions, matches_gold
+
+DEFOG_DEV = "datasets/defog/questions_dev_postgres.csv"
+EVAL_MAX_ROWS = 200_000
+
+
+def find_shared(relative: str, start: Path | None = None) -> Path | None:
+    """``shared/<relative>`` in the nearest ancestor of ``start`` (the repo) that has it."""
+    here = (start or Path(__file__)).resolve()
+    for parent in [here, *here.parents]:
+        candidate = parent / "shared" / relative
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def resolve_questions(value: str | None) -> Path:
+    if value in (None, "", "demo"):
+        from .demo import demo_questions_path
+
+        return demo_questions_path()
+    if value == "defog-dev":
+        found = find_shared(DEFOG_DEV) or find_shared(DEFOG_DEV, Path.cwd())
+        if found is None:
+            raise InputError(f"cannot find shared/{DEFOG_DEV} above the repository; pass --questions PATH")
+        return found
+    return Path(value)
+
+
+@dataclass
+class QuestionResult:
+    question: str
+    db_name: str
+    category: str
+    correct: bool
+    status: str
+    seconds: float
+    tool_calls: list[str] = field(default_factory=list)
+    rewrites: int = 0
+    sql: str | None = None
+    error: str = ""
+
+
+@dataclass
+class EvalReport:
+    llm: str
+    questions_file: str
+    results: list[QuestionResult]
+
+    @property
+    def accuracy(self) -> float:
+        return sum(r.correct for r in self.results) / len(self.results) if self.results else 0.0
+
+    def by_category(self) -> dict[str, tuple[int, int]]:
+        out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for r in self.results:
+            out[r.category][0] += int(r.correct)
+            out[r.category][1] += 1
+        return {k: (v[0], v[1]) for k, v in sorted(out.items())}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"llm": self.llm, "questions": self.questions_file, "accuracy": self.accuracy,
+                "n": len(self.results),
+                "by_category": {k: {"correct": c, "n": n, "accuracy": c / n}
+                                for k, (c, n) in self.by_category().items()},
+                "results": [asdict(r) for r in self.results]}
+
+    def to_markdown(self) -> str:
+        lines = [f"# text2sql evaluation ({self.llm})", "", f"Questions: `{self.questions_file}`", "",
+                 f"Execution accuracy: **{self.accuracy:.1%}** ({sum(r.correct for r in self.results)}"
+                 f"/{len(self.results)})", "", "| category | correct | n | accuracy |", "| --- | --- | --- | --- |"]
+        lines += [f"| {k} | {c} | {n} | {c / n:.1%} |" for k, (c, n) in self.by_category().items()]
+        wrong = [r for r in self.results if not r.correct]
+        if wrong:
+            lines += ["", "## Wrong answers", "", "| db | category | status | question | error |",
+                      "| --- | --- | --- | --- | --- |"]
+            lines += [f"| {r.db_name} | {r.category} | {r.status} | {r.question.replace('|', '/')} "
+                      f"| {r.error.replace('|', '/')[:120]} |" for r in wrong]
+        return "\n".join(lines) + "\n"
+
+
+def db_url_for(template: str | None, db_name: str, settings: Settings) -> str:
+    if not template:
+        from .agent_context import demo_url
+
+        return demo_url(settings)
+    return template.replace("{db_name}", db_name)
+
+
+def _make_llm(llm: Any, questions: Sequence[Question]) -> Any:
+    """``oracle`` knows the gold of these questions; a model instance is used as it is."""
+    if llm == "oracle":
+        from .oracle import OracleChatModel
+
+        return OracleChatModel.from_pairs([(q.question, expand_gold_alternatives(q.query)[0]) for q in questions])
+    return llm or "offline"
+
+
+def run_eval(
+    questions: Sequence[Question],
+    *,
+    db: str | None = None,
+    llm: Any = "offline",
+    settings: Settings | None = None,
+    options: dict[str, Any] | None = None,
+    questions_file: str = "",
+    on_result: Callable[[QuestionResult], None] | None = None,
+) -> EvalReport:
+    from graphagents.runtime import Agent
+
+    from .agent_context import open_checked
+    from .spec import SPEC
+
+    settings = settings or get_settings()
+    model = _make_llm(llm, questions)
+    results: list[QuestionResult] = []
+    by_db: dict[str, list[Question]] = defaultdict(list)
+    for q in questions:
+        by_db[q.db_name].append(q)
+    for db_name, group in by_db.items():
+        url = db_url_for(db, db_name, settings)
+        agent = Agent(SPEC, llm=model, settings=settings, checkpoint_url="memory", db=url, cache=False,
+                      max_rows=EVAL_MAX_ROWS, **(options or {}))
+        gold_db = open_checked(url)
+        try:
+            for q in group:
+                result = _one(agent, gold_db, q)
+                results.append(result)
+                if on_result:
+                    on_result(result)
+        finally:
+            gold_db.close()
+    name = llm if isinstance(llm, str) or llm is None else type(llm).__name__
+    return EvalReport(str(name), questions_file, results)
+
+
+def _one(agent: Any, gold_db: Any, q: Question) -> QuestionResult:
+    start = time.perf_counter()
+    reply = agent.session().send(q.question)
+    seconds = time.perf_counter() - start
+    state = reply.state
+    errors = [e.to_dict().get("message", "") for e in reply.events if e.type == "error"]
+    result = QuestionResult(q.question, q.db_name, q.query_category, False, str(state.get("status", "")),
+                            round(seconds, 4), list(state.get("tool_calls", [])), len(state.get("rewrites", [])),
+                            state.get("sql"), "; ".join(errors))
+    table = state.get("table")
+    if not state.get("sql") or not isinstance(table, dict):
+        result.error = result.error or f"no SQL submitted ({result.status})"
+        return result
+
+    def run_gold(sql: str) -> list[tuple[Any, ...]]:
+        return list(gold_db.fetch(sql, max_rows=EVAL_MAX_ROWS, timeout_s=60.0).rows)
+
+    try:
+        result.correct = matches_gold(q.query, [tuple(r) for r in table["rows"]], run_gold, question=q.question,
+                                      dialect=gold_db.dialect)
+    except Exception as exc:  # a broken gold is reported, not fatal for the whole run
+        result.error = f"gold failed: {exc}"
+    return result
+
+
+def eval_command(
+    questions: Annotated[str | None, typer.Option(help="question CSV (defog layout), 'demo' or 'defog-dev'")] = None,
+    db: Annotated[str | None, typer.Option(help="database URL, or a template with {db_name}")] = None,
+    llm: Annotated[str | None, typer.Option(help="offline, oracle or provider:model")] = "offline",
+    report: Annotated[Path | None, typer.Option(help="directory for report.json and report.md")] = None,
+    limit: Annotated[int | None, typer.Option(help="evaluate only the first N questions")] = None,
+    category: Annotated[str | None, typer.Option(help="only this query_category")] = None,
+    load_defog: Annotated[bool, typer.Option("--load-defog", help="load the needed defog databases first")] = False,
+    admin_url: Annotated[str | None, typer.Option(help="Postgres admin URL for --load-defog")] = None,
+) -> None:
+    """Execution accuracy of text2sql on a question set, per category, with an optional report."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    path = resolve_questions(questions)
+    qs = load_questions(path)
+    if category:
+        qs = [q for q in qs if q.query_category == category]
+    if limit is not None:
+        qs = qs[:limit]
+    if not qs:
+        raise InputError("no questions to evaluate: check --questions, --category and --limit")
+    if load_defog:
+        from .evaluation.defog_loader import DEFAULT_ADMIN_URL, load_defog_database
+
+        names = sorted({q.db_name for q in qs})
+        urls = {name: load_defog_database(name, admin_url or DEFAULT_ADMIN_URL) for name in names}
+        if db is None:
+            db = next(iter(urls.values())).rsplit("/", 1)[0] + "/{db_name}"
+    elif db is None and any(q.db_name != "demo" for q in qs):
+        raise ConfigError("these questions are not for the demo database: pass --db URL (or a {db_name} template)")
+    console = Console()
+    with Progress(TextColumn("[bold]text2sql eval"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[acc]}"), TimeElapsedColumn(), console=console) as progress:
+        task = progress.add_task("eval", total=len(qs), acc="")
+        done: list[QuestionResult] = []
+
+        def tick(r: QuestionResult) -> None:
+            done.append(r)
+            progress.update(task, advance=1, acc=f"acc {sum(x.correct for x in done) / len(done):.1%}")
+
+        result = run_eval(qs, db=db, llm=llm, questions_file=str(path), on_result=tick)
+    table = Table("category", "correct", "n", "accuracy")
+    for cat, (c, n) in result.by_category().items():
+        table.add_row(cat, str(c), str(n), f"{c / n:.1%}")
+    table.add_row("[bold]all", str(sum(r.correct for r in result.results)), str(len(result.results)),
+                  f"[bold]{result.accuracy:.1%}")
+    console.print(table)
+    if report is not None:
+        report.mkdir(parents=True, exist_ok=True)
+        (report / "report.json").write_text(json.dumps(result.to_json(), ensure_ascii=False, indent=2, default=str),
+                                            encoding="utf-8")
+        (report / "report.md").write_text(result.to_markdown(), encoding="utf-8")
+        console.print(f"report: {report / 'report.json'}, {report / 'report.md'}")

@@ -1,0 +1,36 @@
+"""The text2sql StateGraph: one question per turn, a bounded think <-> act loop, then a reply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+
+from graphagents.registry import BuildContext
+
+from .agent_context import AgentContext
+from .nodes import Brain, Nodes, route_after_act, route_after_prepare, route_after_think
+from .state import Text2SqlState
+
+
+def build_graph(agent: AgentContext, ctx: BuildContext, brain: Brain | None = None) -> Any:
+    if ctx.llm is None and brain is None:
+        from .oracle import OfflineBrain
+
+        brain = OfflineBrain(agent)
+    nodes = Nodes(agent, ctx.llm, brain)
+    g = StateGraph(Text2SqlState)
+    g.add_node("prepare", nodes.prepare)
+    g.add_node("think", nodes.think)
+    g.add_node("act", nodes.act)
+    g.add_node("finish", nodes.finish)
+    g.add_edge(START, "prepare")
+    g.add_conditional_edges("prepare", route_after_prepare, ["think", "finish"])
+    g.add_conditional_edges("think", route_after_think, ["act", "think", "finish"])
+    g.add_conditional_edges("act", route_after_act, ["think", "finish"])
+    g.add_edge("finish", END)
+    return g.compile(checkpointer=ctx.checkpointer)
+
+
+def build(ctx: BuildContext) -> Any:
+    return build_graph(AgentContext.open(ctx.settings, ctx.options), ctx)
