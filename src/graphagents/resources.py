@@ -37,14 +37,26 @@ def session_store_for(url: str) -> SessionStore:
         return _session_stores[url]
 
 
+def _close_saver(saver: BaseCheckpointSaver) -> None:
+    conn = getattr(saver, "conn", None)
+    close = getattr(conn, "close", None)
+    if callable(close):
+        close()
+
+
+def forget(url: str) -> None:
+    """Close and drop one checkpointer, leaving the others open (a restart of one store)."""
+    with _lock:
+        saver = _checkpointers.pop(url, None)
+    if saver is not None:
+        _close_saver(saver)
+
+
 def reset() -> None:
     """Forget (and close what can be closed); tests use it to simulate a fresh process."""
     with _lock:
         for saver in _checkpointers.values():
-            conn = getattr(saver, "conn", None)
-            close = getattr(conn, "close", None)
-            if callable(close):
-                close()
+            _close_saver(saver)
         for db in _databases.values():
             db.close()
         _checkpointers.clear()

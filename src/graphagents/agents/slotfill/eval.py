@@ -1,0 +1,189 @@
+"""``graphagents eval slotfill``: intent accuracy and slot F1 on the labelled utterances, then the
+scripted conversations for task success, turns, caps hit and corrections handled.
+
+The utterances are read by ``Engine.interpret``, the same function the conversation uses, at the
+stage each line names, with the slots of a typical application already filled (the stage's own
+slots removed for collection stages, as when they are being asked).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ...errors import InputError
+from .dialogs import iter_results, load_dialogs
+from .engine import Engine
+from .flow import Work, stage_fields
+from .scenario import Scenario, load_scenario
+from .understanding import Understanding
+from .values import normalise
+
+TYPICAL_SLOTS: dict[str, Any] = {
+    "customer_name": "김민수", "customer_phone": "010-1234-5678", "use_lifelong_account": True,
+    "use_internet_banking": True, "security_medium": "OTP", "transfer_limit_per_time": 3_000_000,
+    "transfer_limit_per_day": 10_000_000, "important_transaction_alert": True, "withdrawal_alert": True,
+    "overseas_ip_restriction": True,
+}
+
+
+@dataclass
+class Report:
+    utterances: int = 0
+    intent_accuracy: float = 0.0
+    slot_precision: float = 0.0
+    slot_recall: float = 0.0
+    slot_f1: float = 0.0
+    dialogs: int = 0
+    task_success: float = 0.0
+    avg_turns: float = 0.0
+    happy_path_turns: int = 0
+    infinite_loops: int = 0
+    caps_hit: int = 0
+    corrections_requested: int = 0
+    corrections_handled: int = 0
+    intent_errors: list[dict[str, Any]] = field(default_factory=list)
+    failed_dialogs: list[dict[str, Any]] = field(default_factory=list)
+
+
+def load_utterances(path: str | Path | None = None) -> list[dict[str, Any]]:
+    if path is None:
+        text = resources.files(__package__).joinpath("evaldata", "utterances.jsonl").read_text("utf-8")
+    else:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot read {str(path)!r}: {exc}") from None
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path or 'utterances.jsonl'} line {n}: not JSON: {exc}") from None
+    return rows
+
+
+def _work_for(sc: Scenario, row: Mapping[str, Any]) -> Work:
+    ctx = row.get("context") or {}
+    slots = dict(ctx.get("slots", TYPICAL_SLOTS))
+    stage = sc.stages[row["stage"]]
+    w = Work.from_state({"slots": slots, "stage_id": stage.id}, sc.start_stage_id)
+    if stage.stage_type == "collection" and "unset" not in ctx:
+        ctx = {**ctx, "unset": stage_fields(sc, stage, w)}
+    for key in ctx.get("unset", []):
+        w.slots.pop(key, None)
+    if ctx.get("correction_fields"):
+        w.correction = {"fields": list(ctx["correction_fields"])}
+    return w
+
+
+def _canonical(sc: Scenario, key: str, value: Any) -> Any:
+    try:
+        return normalise(sc.slots[key], value) if key in sc.slots else value
+    except ValueError:
+        return value
+
+
+def score_utterances(sc: Scenario, rows: list[dict[str, Any]], engine: Engine, report: Report) -> None:
+    correct = tp = fp = fn = 0
+    for row in rows:
+        meaning = engine.interpret(_work_for(sc, row), row["text"])
+        predicted = {k: _canonical(sc, k, v) for k, v in meaning.values.items()}
+        expected = {k: _canonical(sc, k, v) for k, v in (row.get("slots") or {}).items()}
+        ok = meaning.intent == row["intent"]
+        correct += ok
+        hits = sum(1 for k, v in predicted.items() if expected.get(k, object()) == v)
+        tp, fp, fn = tp + hits, fp + len(predicted) - hits, fn + len(expected) - hits
+        if not ok or predicted != expected:
+            report.intent_errors.append({"text": row["text"], "stage": row["stage"], "expected": row["intent"],
+                                         "got": meaning.intent, "slots": predicted, "expected_slots": expected})
+    report.utterances = len(rows)
+    report.intent_accuracy = correct / len(rows) if rows else 0.0
+    report.slot_precision = tp / (tp + fp) if tp + fp else 1.0
+    report.slot_recall = tp / (tp + fn) if tp + fn else 1.0
+    p, r = report.slot_precision, report.slot_recall
+    report.slot_f1 = 2 * p * r / (p + r) if p + r else 0.0
+
+
+def score_dialogs(directory: Path | None, report: Report, scenario: str | None) -> None:
+    import graphagents as ga
+
+    from ...settings import Settings
+    from .spec import SPEC
+
+    if SPEC.name not in ga.all_specs():
+        ga.register(SPEC)
+    dialogs = load_dialogs(directory)
+    with tempfile.TemporaryDirectory(prefix="slotfill-eval-") as tmp:
+        settings = Settings(data_dir=Path(tmp), llm="offline")
+        options = {"scenario": scenario} if scenario else {}
+        results = list(iter_results(dialogs, lambda: ga.load("slotfill", "offline", settings=settings, **options)))
+    report.dialogs = len(results)
+    report.task_success = sum(r.ok for r in results) / len(results) if results else 0.0
+    report.avg_turns = sum(r.turns for r in results) / len(results) if results else 0.0
+    happy = [r for r in results if r.name.startswith("happy path")]
+    report.happy_path_turns = happy[0].turns if happy else 0
+    report.infinite_loops = sum(1 for r in results for f in r.failures if "step cap" in f)
+    report.caps_hit = sum(r.stats.get("loops_hit", 0) + r.stats.get("retry_caps", 0) for r in results)
+    report.corrections_requested = sum(r.stats.get("corrections_requested", 0) for r in results)
+    report.corrections_handled = sum(r.stats.get("corrections_handled", 0) for r in results)
+    report.failed_dialogs = [{"name": r.name, "failures": r.failures[:3]} for r in results if not r.ok]
+
+
+def evaluate(data: Path | None = None, dialogs: Path | None = None, scenario: str | None = None) -> Report:
+    sc = load_scenario(scenario)
+    report = Report()
+    score_utterances(sc, load_utterances(data), Engine(sc, Understanding(None)), report)
+    score_dialogs(dialogs, report, scenario)
+    return report
+
+
+def _print(report: Report) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("metric", "value", "target")
+    table.add_row("utterances", str(report.utterances), ">= 200")
+    table.add_row("intent accuracy", f"{report.intent_accuracy:.1%}", ">= 95%")
+    table.add_row("slot precision / recall", f"{report.slot_precision:.1%} / {report.slot_recall:.1%}", "")
+    table.add_row("slot F1", f"{report.slot_f1:.1%}", "")
+    table.add_row("scripted dialogs", str(report.dialogs), ">= 40")
+    table.add_row("task success", f"{report.task_success:.1%}", "100%")
+    table.add_row("average turns", f"{report.avg_turns:.1f}", "")
+    table.add_row("happy path turns", str(report.happy_path_turns), "<= 15")
+    table.add_row("infinite loops", str(report.infinite_loops), "0")
+    table.add_row("caps hit (visit + retry, each ended cleanly)", str(report.caps_hit), "")
+    table.add_row("corrections handled / requested",
+                  f"{report.corrections_handled} / {report.corrections_requested}", "all")
+    console = Console()
+    console.print(table)
+    for err in report.intent_errors[:15]:
+        console.print(f"[yellow]{err['stage']}[/yellow] {err['text']!r}: expected {err['expected']} "
+                      f"{err['expected_slots']}, got {err['got']} {err['slots']}", highlight=False)
+    for failed in report.failed_dialogs:
+        console.print(f"[red]dialog failed[/red] {failed['name']}: {failed['failures']}", highlight=False)
+
+
+def make_eval_command() -> Any:
+    def eval_slotfill(
+        data: Annotated[Path | None, typer.Option(help="labelled utterances (JSONL); default: bundled set")] = None,
+        dialogs: Annotated[Path | None, typer.Option(help="directory of conversation YAML files")] = None,
+        scenario: Annotated[str | None, typer.Option(help="scenario file (default: bundled)")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+    ) -> None:
+        """Intent accuracy, slot F1, task success, turns, loops and corrections of the slotfill agent."""
+        report = evaluate(data, dialogs, scenario)
+        if as_json:
+            print(json.dumps(asdict(report), ensure_ascii=False))
+        else:
+            _print(report)
+
+    return eval_slotfill

@@ -1,0 +1,201 @@
+"""Several slots from one utterance: "OTP로 하고 1회 300만원, 하루 500만원으로 해주세요".
+
+Each slot type has one extractor; what needs care is attribution when an utterance holds several
+values of the same type. Amounts go to the slot whose cue word ("1회", "하루") is nearest, and the
+rest in the order the slots were asked. A yes/no belongs to the clause that names the slot, so
+"중요거래 알림은 받고 출금 알림은 안 받을래요" sets one True and the other False.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ._text import compact, find_labels, prepare
+from .enums import match_enum
+from .morph import split_clauses
+from .names import extract_person_name
+from .numbers import find_krw_amounts
+from .phone import extract_phone, find_phones
+from .yesno import classify_yes_no
+
+__all__ = ["SlotSpec", "SlotType", "SlotValue", "extract_slots", "extract_value"]
+
+SlotType = Literal["person_name", "phone", "boolean", "enum", "amount_krw", "text"]
+SlotValue = str | int | bool
+
+# Cue words that make a label about a per-transaction or per-day amount, whatever the caller wrote.
+_CUE_GROUPS = (
+    ("1회", "일회", "한번에", "한 번에", "건당", "회당", "1건", "한건", "매회", "1회당"),
+    ("1일", "하루", "일일", "하루에", "매일", "일간", "1일당", "일 한도", "하루 한도", "일일 한도"),
+)
+_EXCEPT_AFTER = re.compile(r"^\s*(?:은|는)?\s*(?:만)?\s*(?:빼고|말고|제외하고|제외|빼구)")
+_ALL_WORDS = re.compile(r"다|모두|전부|둘다|셋다|나머지|다른건|다른거|전체|싹다|모든")
+_TEXT_TRIM = re.compile(r"^(?:은|는|이|가|을|를|:|=)?\s*|\s*(?:입니다|이에요|예요|에요|이요|요)?[.!?\s]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class SlotSpec:
+    """What the engine asks for: a key, a value type, the words that name it, and enum choices.
+
+    ``labels`` are how a user refers to the slot ("출금 알림", "출금"); ``choices`` maps each enum
+    value to its synonyms and is required for ``type="enum"``.
+    """
+
+    key: str
+    type: SlotType
+    labels: tuple[str, ...] = ()
+    choices: Mapping[str, Sequence[str]] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.type == "enum" and not self.choices:
+            raise ValueError(f"SlotSpec {self.key!r} is an enum: pass choices={{value: [synonyms]}}")
+        if isinstance(self.labels, str):
+            raise TypeError(f"SlotSpec {self.key!r}: labels must be a tuple of strings, not one string")
+
+
+def extract_value(spec: SlotSpec, text: str) -> SlotValue | None:
+    """The value of one slot in ``text``, using the extractor for its type."""
+    if spec.type == "person_name":
+        return extract_person_name(text)
+    if spec.type == "phone":
+        return extract_phone(text)
+    if spec.type == "amount_krw":
+        found = find_krw_amounts(prepare(text))
+        return found[0].value if found else None
+    if spec.type == "enum":
+        return match_enum(text, spec.choices or {})
+    if spec.type == "boolean":
+        answer = classify_yes_no(_without_labels(prepare(text), spec.labels))
+        return None if answer is None else answer == "yes"
+    return _text_value(prepare(text), spec.labels)
+
+
+def _without_labels(text: str, labels: tuple[str, ...]) -> str:
+    """Blank the slot's own name so that "해외 IP 차단은" does not read as the verb 차단하다."""
+    chars = list(text)
+    for start, end in find_labels(text, labels):
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
+def _text_value(text: str, labels: tuple[str, ...]) -> str | None:
+    spans = find_labels(text, labels)
+    rest = text[spans[0][1]:] if spans else text
+    value = _TEXT_TRIM.sub("", rest.strip()).strip()
+    return value or None
+
+
+def _cues(spec: SlotSpec) -> tuple[str, ...]:
+    cues = list(spec.labels)
+    for group in _CUE_GROUPS:
+        if any(compact(c) in compact(label) for label in spec.labels for c in group):
+            cues.extend(group)
+    return tuple(cues)
+
+
+def _assign_amounts(text: str, specs: list[SlotSpec], out: dict[str, SlotValue]) -> None:
+    amounts = find_krw_amounts(text)
+    cue_spans: list[tuple[int, int, str]] = []
+    for spec in specs:
+        cue_spans.extend((s, e, spec.key) for s, e in find_labels(text, _cues(spec)))
+    # A cue every amount slot shares ("이체한도") says nothing about which one is meant.
+    keys_at: dict[tuple[int, int], set[str]] = {}
+    for s, e, key in cue_spans:
+        keys_at.setdefault((s, e), set()).add(key)
+    cue_spans = [c for c in cue_spans if len(keys_at[(c[0], c[1])]) == 1]
+    unassigned = []
+    for i, amount in enumerate(amounts):
+        prev_end = amounts[i - 1].end if i else 0
+        next_start = amounts[i + 1].start if i + 1 < len(amounts) else len(text)
+        before = [c for c in cue_spans if prev_end <= c[0] and c[1] <= amount.start]
+        after = [c for c in cue_spans if amount.end <= c[0] and c[1] <= next_start]
+        if before:
+            out[max(before, key=lambda c: c[1])[2]] = amount.value
+        elif after:
+            out[min(after, key=lambda c: c[0])[2]] = amount.value
+        else:
+            unassigned.append(amount.value)
+    for spec in specs:
+        if unassigned and spec.key not in out:
+            out[spec.key] = unassigned.pop(0)
+
+
+def _assign_booleans(text: str, specs: list[SlotSpec], out: dict[str, SlotValue], others_found: bool) -> None:
+    clauses = split_clauses(text)
+    mentions = {spec.key: find_labels(text, spec.labels) for spec in specs}
+    all_labels = tuple(label for spec in specs for label in spec.labels)
+
+    def answer_from(index: int) -> bool | None:
+        """Yes/no of clause ``index``, else of the following clauses that name no other slot."""
+        for j in range(index, len(clauses)):
+            start, end = clauses[j]
+            if j > index and find_labels(text[start:end], all_labels):
+                break
+            answer = classify_yes_no(_without_labels(text[start:end], all_labels))
+            if answer is not None:
+                return answer == "yes"
+        return None
+
+    excepted = []
+    for spec in specs:
+        for start, end in mentions[spec.key]:
+            index = next((i for i, (a, b) in enumerate(clauses) if a <= start < b), None)
+            value = answer_from(index) if index is not None else None
+            if value is not None and _EXCEPT_AFTER.match(text[end:]):
+                excepted.append((spec.key, value))
+            elif value is not None:
+                out[spec.key] = value
+    for key, value in excepted:
+        # "출금 알림만 빼고 다 해주세요": the exception gets the opposite, everyone else the answer.
+        out[key] = not value
+        for spec in specs:
+            out.setdefault(spec.key, value)
+    unmentioned = [spec for spec in specs if not mentions[spec.key]]
+    if not unmentioned:
+        return
+    for index, (start, end) in enumerate(clauses):
+        clause = text[start:end]
+        if _ALL_WORDS.search(compact(clause)) and not find_labels(clause, all_labels):
+            value = answer_from(index)
+            if value is not None:
+                for spec in unmentioned:
+                    out.setdefault(spec.key, value)
+    if not any(mentions.values()) and not others_found:
+        answer = classify_yes_no(text)
+        if answer is not None:
+            for spec in specs:
+                out.setdefault(spec.key, answer == "yes")
+
+
+def extract_slots(text: str, wanted: Sequence[SlotSpec]) -> dict[str, SlotValue]:
+    """Every wanted slot that ``text`` fills, keyed by ``SlotSpec.key``; absent slots are left out."""
+    text = prepare(text)
+    out: dict[str, SlotValue] = {}
+    by_type: dict[str, list[SlotSpec]] = {}
+    for spec in wanted:
+        by_type.setdefault(spec.type, []).append(spec)
+    phones = [m.number for m in find_phones(text)]
+    for spec in by_type.get("phone", []):
+        if phones:
+            out[spec.key] = phones.pop(0)
+    for spec in by_type.get("person_name", [])[:1]:
+        name = extract_person_name(text)
+        if name is not None:
+            out[spec.key] = name
+    for spec in by_type.get("enum", []):
+        choice = match_enum(text, spec.choices or {})
+        if choice is not None:
+            out[spec.key] = choice
+    if by_type.get("amount_krw"):
+        _assign_amounts(text, by_type["amount_krw"], out)
+    for spec in by_type.get("text", []):
+        if find_labels(text, spec.labels) or len(wanted) == 1:
+            value = _text_value(text, spec.labels)
+            if value is not None:
+                out[spec.key] = value
+    if by_type.get("boolean"):
+        _assign_booleans(text, by_type["boolean"], out, others_found=bool(out))
+    return out

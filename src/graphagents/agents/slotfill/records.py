@@ -1,0 +1,59 @@
+"""The application record written when a customer confirms the summary.
+
+Writing is an upsert keyed by the session id, so a re-run of the finishing node (LangGraph
+re-executes a node after a crash or a resume) leaves exactly one record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from typing import Any
+
+from ...store import Database
+from .logs import log
+
+_created: set[tuple[int, str]] = set()
+_lock = threading.Lock()
+
+
+def application_id(session_id: str) -> str:
+    return "SF-" + hashlib.sha1(session_id.encode()).hexdigest()[:10].upper()
+
+
+def ensure_table(db: Database, table: str) -> None:
+    key = (id(db), table)
+    with _lock:
+        if key in _created:
+            return
+        db.execute(
+            f"CREATE TABLE IF NOT EXISTS {table} ("
+            " session_id TEXT PRIMARY KEY, application_id TEXT NOT NULL, scenario TEXT NOT NULL,"
+            " slots TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL)"
+        )
+        _created.add(key)
+
+
+def save_application(db: Database, table: str, session_id: str, scenario: str, slots: dict[str, Any]) -> str:
+    ensure_table(db, table)
+    app_id = application_id(session_id)
+    db.execute(
+        f"INSERT INTO {table} (session_id, application_id, scenario, slots, created_at) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (session_id) DO UPDATE SET application_id = excluded.application_id,"
+        " scenario = excluded.scenario, slots = excluded.slots",
+        (session_id, app_id, scenario, json.dumps(slots, ensure_ascii=False, sort_keys=True), time.time()),
+    )
+    log.info("application %s saved for session %s: %s", app_id, session_id,
+             json.dumps(slots, ensure_ascii=False, sort_keys=True))
+    return app_id
+
+
+def load_application(db: Database, table: str, session_id: str) -> dict[str, Any] | None:
+    ensure_table(db, table)
+    rows = db.fetchall(f"SELECT application_id, scenario, slots FROM {table} WHERE session_id = ?", (session_id,))
+    if not rows:
+        return None
+    app_id, scenario, slots = rows[0]
+    return {"application_id": app_id, "scenario": scenario, "slots": json.loads(slots)}

@@ -1,0 +1,119 @@
+"""Understanding a user turn: the offline brain, improved by an LLM when one is configured.
+
+The flow never depends on the model. Its answers go through ``invoke_json`` (one repair
+retry), are limited to the slots the stage accepts, and are merged under the offline result:
+the deterministic parsers win where they found something (phones, amounts), the model fills
+the gaps. Every value is validated by the engine afterwards, like any other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+from pydantic import BaseModel, ConfigDict
+
+from ...errors import GraphAgentsError
+from ...llm import invoke_json
+from . import offline
+from .logs import log
+from .offline import ConfirmationResult
+from .scenario import Scenario, Stage
+
+
+class LlmValues(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    values: dict[str, Any] = {}
+
+
+class LlmConfirmation(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    intent: Literal["confirmed", "needs_correction", "specific_correction", "unclear"]
+    correction_field: str | None = None
+    correction_value: Any = None
+    confidence: float = 0.0
+
+
+@cache
+def prompt(name: str) -> str:
+    return resources.files(__package__).joinpath("prompts", f"{name}.md").read_text("utf-8")
+
+
+def describe_fields(sc: Scenario, keys: list[str]) -> str:
+    lines = []
+    for k in keys:
+        slot = sc.slots[k]
+        extra = f" (선택지: {', '.join(slot.choices)})" if slot.type == "enum" else ""
+        lines.append(f"- {k}: {slot.label} [{slot.type}]{extra}")
+    return "\n".join(lines)
+
+
+class Understanding:
+    """What the engine asks about a turn; ``llm=None`` is the offline path."""
+
+    def __init__(self, llm: BaseChatModel | None = None) -> None:
+        self.llm = llm
+
+    def repair(self, text: str, *, expecting_yes_no: bool) -> str | None:
+        return offline.repair(text, expecting_yes_no=expecting_yes_no)
+
+    def yes_no(self, text: str) -> str | None:
+        return offline.yes_no(text)
+
+    def keeps_values(self, text: str) -> bool:
+        return offline.keeps_values(text)
+
+    def mentioned_fields(self, text: str, keys: list[str], sc: Scenario) -> list[str]:
+        return offline.mentioned_fields(text, keys, sc)
+
+    def extract(self, text: str, keys: list[str], focus: list[str], sc: Scenario,
+                slots: Mapping[str, Any], question: str = "") -> dict[str, Any]:
+        found = offline.extract(text, keys, focus, sc, slots)
+        if self.llm is None or not keys or (focus and all(k in found for k in focus)):
+            return found  # nothing left for a model to add to what was asked
+        try:
+            answer = invoke_json(self.llm, [HumanMessage(prompt("extract").format(
+                question=question, text=text, fields=describe_fields(sc, keys)))], LlmValues)
+        except GraphAgentsError as exc:
+            log.info("LLM extraction unusable, offline result kept: %s", exc)
+            return found
+        except Exception as exc:  # a provider outage must not end the conversation
+            log.warning("LLM extraction failed, offline result kept: %s: %s", type(exc).__name__, exc)
+            return found
+        merged = dict(found)
+        for key, value in answer.values.items():
+            if key in keys and key not in merged and value not in (None, ""):
+                merged[key] = value
+        return merged
+
+    def confirmation(self, text: str, fields: list[str], sc: Scenario, slots: Mapping[str, Any],
+                     stage: Stage, question: str = "") -> ConfirmationResult:
+        yes = [w for t in stage.transitions if t.condition == "confirmed" for w in t.intent_keywords]
+        no = [w for t in stage.transitions if t.condition == "needs_correction" for w in t.intent_keywords]
+        result = offline.classify_confirmation(text, fields, sc, slots, yes, no)
+        if self.llm is None or (result.intent != "unclear" and not
+                                (result.intent == "specific_correction" and not result.values)):
+            return result
+        try:
+            answer = invoke_json(self.llm, [HumanMessage(prompt("confirm").format(
+                question=question, text=text, fields=describe_fields(sc, fields)))], LlmConfirmation)
+        except GraphAgentsError as exc:
+            log.info("LLM confirmation intent unusable, offline result kept: %s", exc)
+            return result
+        except Exception as exc:
+            log.warning("LLM confirmation failed, offline result kept: %s: %s", type(exc).__name__, exc)
+            return result
+        if answer.intent == "specific_correction":
+            field = answer.correction_field
+            if field in fields and answer.correction_value not in (None, ""):
+                return ConfirmationResult("specific_correction", {field: answer.correction_value}, [field])
+            if field in fields:
+                return ConfirmationResult("specific_correction", {}, [field])
+            return result if result.intent != "unclear" else ConfirmationResult("needs_correction")
+        if result.intent == "specific_correction":
+            return result
+        return ConfirmationResult(answer.intent)

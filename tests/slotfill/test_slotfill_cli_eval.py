@@ -1,0 +1,54 @@
+"""The CLI surfaces: chat --json through the core CLI, and ``graphagents eval slotfill``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import typer
+from typer.testing import CliRunner
+
+from graphagents.agents.slotfill.dialogs import bundled_dir
+from graphagents.agents.slotfill.eval import make_eval_command
+from graphagents.cli.main import app
+
+
+def test_chat_script_json_has_stage_and_slots(tmp_path: Path) -> None:
+    script = tmp_path / "script.txt"
+    script.write_text("안녕하세요\n번호가 틀렸어요 010-9876-5432\n네\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["chat", "slotfill", "--script", str(script), "--json"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    assert [line["state"]["stage"] for line in lines] == [
+        "confirm_basic_info", "confirm_basic_info", "ask_lifelong_account"]
+    assert lines[1]["state"]["slots"]["customer_phone"] == "010-9876-5432"
+    assert all(line["errors"] == [] for line in lines)
+
+
+def test_eval_command_json(tmp_path: Path) -> None:
+    data = tmp_path / "u.jsonl"
+    rows = [
+        {"text": "네 맞아요", "stage": "confirm_basic_info", "intent": "confirmed", "slots": {}},
+        {"text": "번호가 틀렸어요 010-9876-5432", "stage": "confirm_basic_info",
+         "intent": "specific_correction", "slots": {"customer_phone": "010-9876-5432"}},
+        {"text": "OTP로 하고 1회 300만원", "stage": "collect_ib_info", "intent": "inform",
+         "slots": {"security_medium": "OTP", "transfer_limit_per_time": 3000000}},
+        {"text": "그만할래요", "stage": "collect_ib_info", "intent": "confirmed", "slots": {}},
+    ]
+    data.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    dialogs = tmp_path / "dialogs"
+    dialogs.mkdir()
+    for name in ("01_happy_path.yaml", "26_cancel_at_confirmation.yaml"):
+        shutil.copy(str(bundled_dir().joinpath(name)), dialogs / name)
+    cmd = typer.Typer()
+    cmd.command()(make_eval_command())
+    result = CliRunner().invoke(cmd, ["--data", str(data), "--dialogs", str(dialogs), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["utterances"] == 4
+    assert report["intent_accuracy"] == 0.75  # the last row is labelled wrong on purpose
+    assert report["slot_f1"] == 1.0
+    assert report["dialogs"] == 2 and report["task_success"] == 1.0
+    assert report["happy_path_turns"] == 10 and report["infinite_loops"] == 0
+    assert report["intent_errors"][0]["got"] == "cancel"
