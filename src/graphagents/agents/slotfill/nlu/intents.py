@@ -94,6 +94,61 @@ def _strip_correction_words(text: str) -> str:
     return re.sub(r"\S*(?:아니|아닙|아뇨|틀리|틀렸|틀려|틀린|잘못|수정|변경|바꿔|바꾸|바꿀|고쳐|정정)\S*", " ", text)
 
 
+def _mentions(text: str, infos: Mapping[str, FieldInfo]) -> list[tuple[int, int, str]]:
+    """(start, end, key) of field labels; a label inside another field's longer label is dropped."""
+    mentions = sorted(
+        (start, end, key) for key, info in infos.items() for start, end in find_labels(text, info.labels)
+    )
+    for i in range(len(mentions) - 1, 0, -1):
+        a, b = mentions[i - 1], mentions[i]
+        if b[0] < a[1]:
+            mentions.pop(i if b[1] - b[0] <= a[1] - a[0] else i - 1)
+    return mentions
+
+
+def _read_labelled(
+    text: str, infos: Mapping[str, FieldInfo], mentions: list[tuple[int, int, str]]
+) -> tuple[dict[str, SlotValue], list[str]]:
+    """Values read next to each label, and the fields whose part of the reply does not confirm them."""
+    found: dict[str, SlotValue] = {}
+    flagged: list[str] = []
+    for i, (start, _end, key) in enumerate(mentions):
+        info = infos[key]
+        seg_end = next((m[0] for m in mentions[i + 1:] if m[2] != key), len(text))
+        segment = text[start:seg_end]
+        seg_confirms, seg_corrects = _cues(segment)
+        value = info.extract(segment)
+        if value is None and info.unlabelled:  # "010-9876-5432로 번호 바꿔주세요"
+            value = info.extract(text[mentions[i - 1][1] if i else 0:start])
+        if value is not None and not (seg_confirms and not seg_corrects):
+            if found.get(key, value) != value:
+                flagged.append(key)  # two different values for one field: ask again
+            found[key] = value
+        if seg_corrects or not seg_confirms:
+            flagged.append(key)
+    return found, flagged
+
+
+def _read_unlabelled(
+    text: str, infos: Mapping[str, FieldInfo], skip: set[str], found: dict[str, SlotValue], flagged: list[str]
+) -> None:
+    """Values for fields the reply does not name ("김민석이에요"); one value two fields could take
+    (an amount and two limits) is flagged for both instead of guessed."""
+    by_value: dict[SlotValue, list[str]] = {}
+    for key, info in infos.items():
+        if key not in skip and info.unlabelled:
+            value = info.extract(text)
+            if value is not None:
+                by_value.setdefault(value, []).append(key)
+    for value, keys in by_value.items():
+        if value in found.values():  # already read next to a label
+            continue
+        if len(keys) == 1:
+            found.setdefault(keys[0], value)
+        else:
+            flagged.extend(keys)
+
+
 def classify_confirmation(
     text: str,
     fields: Mapping[str, SlotSpec | FieldInfo],
@@ -106,46 +161,12 @@ def classify_confirmation(
     text = prepare(text)
     infos = {key: _as_field(spec) for key, spec in fields.items()}
     current = current or {}
-    mentions = sorted(
-        (start, end, key) for key, info in infos.items() for start, end in find_labels(text, info.labels)
-    )
     confirms, corrects = _cues(text)
     confirms = confirms and not text.rstrip().endswith("?")  # "좋네요?" asks, it does not confirm
-    for i in range(len(mentions) - 1, 0, -1):  # a label inside another field's longer label
-        a, b = mentions[i - 1], mentions[i]
-        if b[0] < a[1]:
-            mentions.pop(i if b[1] - b[0] <= a[1] - a[0] else i - 1)
-    flagged: list[str] = []
-    found: dict[str, SlotValue] = {}
-    for i, (start, _end, key) in enumerate(mentions):
-        info = infos[key]
-        seg_end = next((m[0] for m in mentions[i + 1:] if m[2] != key), len(text))
-        segment = text[start:seg_end]
-        seg_confirms, seg_corrects = _cues(segment)
-        value = info.extract(segment)
-        if value is None and info.unlabelled:  # "010-9876-5432로 번호 바꿔주세요"
-            value = info.extract(text[mentions[i - 1][1] if i else 0:start])
-        if value is not None and not (seg_confirms and not seg_corrects):
-            if found.get(key, value) != value:
-                flagged.append(key)
-            found[key] = value
-        if seg_corrects or not seg_confirms:
-            flagged.append(key)
-    mentioned = {m[2] for m in mentions}
+    mentions = _mentions(text, infos)
+    found, flagged = _read_labelled(text, infos, mentions)
     if corrects or not confirms:
-        by_value: dict[SlotValue, list[str]] = {}
-        for key, info in infos.items():
-            if key not in mentioned and info.unlabelled:
-                value = info.extract(text)
-                if value is not None:
-                    by_value.setdefault(value, []).append(key)
-        for value, keys in by_value.items():
-            if value in found.values():  # already read next to a label
-                continue
-            if len(keys) == 1:
-                found.setdefault(keys[0], value)
-            else:  # two amount fields and no label: the engine must ask which one was meant
-                flagged.extend(keys)
+        _read_unlabelled(text, infos, {m[2] for m in mentions}, found, flagged)
     corrections = {k: v for k, v in found.items() if k not in current or current[k] != v}
     ordered = tuple(dict.fromkeys([*corrections, *flagged]))
     if corrections:
@@ -155,6 +176,6 @@ def classify_confirmation(
     if confirms:
         contrast = _CONTRAST.search(text)
         if contrast and not _cues(text[contrast.end():])[0] and compact(text[contrast.end():]):
-            return ConfirmationResult("unclear")
+            return ConfirmationResult("unclear")  # "네 근데 하나 물어볼게요"
         return ConfirmationResult("confirmed")
     return ConfirmationResult("unclear")
