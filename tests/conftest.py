@@ -13,9 +13,10 @@ import pytest
 TESTS_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS_DIR))
 
+from service_checks import service_missing  # noqa: E402
+
 PG_URL = os.environ.get("GRAPHAGENTS_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("GRAPHAGENTS_TEST_REDIS", "redis://127.0.0.1:6379/15")
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -26,13 +27,6 @@ def pytest_configure(config: pytest.Config) -> None:
     from graphagents.llm import factory
 
     factory.ALLOW_MODEL_REQUESTS = False
-
-
-def service_missing(what: str) -> None:
-    """Skip with a visible reason on a developer machine; fail under CI, where services must run."""
-    if IN_CI:
-        pytest.fail(f"{what} (CI=true: services must be available)")
-    pytest.skip(what)
 
 
 @pytest.fixture(scope="session")

@@ -22,10 +22,12 @@ def free_port() -> int:
 
 
 class LiveServer:
-    def __init__(self, data_dir: Path, port: int | None = None, script: Path | None = None) -> None:
+    def __init__(self, data_dir: Path, port: int | None = None, *, builtin: bool = False) -> None:
+        """``builtin=True`` runs plain ``python -m graphagents serve`` (the installed agents only);
+        otherwise the example agent is registered too."""
         self.data_dir = data_dir
         self.port = port or free_port()
-        self.script = script or HERE / "serve_example.py"
+        self.command = ["-m", "graphagents", "serve"] if builtin else [str(HERE / "serve_example.py")]
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -35,7 +37,7 @@ class LiveServer:
     def start(self, timeout: float = 60) -> LiveServer:
         env = {**os.environ, "GRAPHAGENTS_DATA_DIR": str(self.data_dir)}
         self.proc = subprocess.Popen(
-            [sys.executable, str(self.script), "--port", str(self.port)],
+            [sys.executable, *self.command, "--port", str(self.port)],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + timeout

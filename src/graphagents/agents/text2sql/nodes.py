@@ -226,11 +226,31 @@ class Nodes:
 
 
 def _reply_for_rows(answer: str, table: dict[str, Any], *, cached: bool = False) -> str:
-    n = len(table.get("rows") or [])
-    head = answer.strip() or "SQL을 실행했어요."
-    more = " (일부만 표시)" if table.get("truncated") else ""
-    source = " 이전에 같은 질문의 결과를 재사용했어요." if cached else ""
-    return f"{head}\n결과 {n}행{more}입니다.{source}"
+    """The answer first (a value, or the first rows), then how it was understood."""
+    rows = table.get("rows") or []
+    columns = table.get("columns") or []
+    if not rows:
+        summary = "조건에 맞는 데이터가 없어요."
+    elif len(rows) == 1 and len(columns) == 1:
+        summary = f"{columns[0]}: {_fmt(rows[0][0])}"
+    else:
+        shown = [f"{i}. " + " · ".join(_fmt(v) for v in row) for i, row in enumerate(rows[:5], 1)]
+        more = f"\n… 외 {len(rows) - 5}행" if len(rows) > 5 else ""
+        truncated = " (일부만 표시)" if table.get("truncated") else ""
+        summary = f"결과 {len(rows)}행{truncated}:\n" + "\n".join(shown) + more
+    source = "\n이전에 같은 질문의 결과를 재사용했어요." if cached else ""
+    head = answer.strip()
+    return f"{summary}\n\n{head}{source}" if head else f"{summary}{source}"
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return str(value)
 
 
 def route_after_prepare(state: Text2SqlState) -> str:

@@ -55,12 +55,49 @@ function logEvent(ev) {
 
 function renderState(state) {
   const table = document.createElement("table");
-  for (const [key, value] of Object.entries(state || {})) {
+  const addRow = (key, value) => {
     const tr = table.insertRow();
+    tr.dataset.key = key;
     tr.insertCell().textContent = key;
-    tr.insertCell().textContent = typeof value === "string" ? value : JSON.stringify(value);
+    let text = typeof value === "string" ? value : JSON.stringify(value);
+    if (key === "table" && value && Array.isArray(value.rows)) text = `${value.rows.length} rows (shown in the chat)`;
+    tr.insertCell().textContent = text;
+  };
+  for (const [key, value] of Object.entries(state || {})) {
+    // Small objects (collected slots, say) get a row per entry so changes are easy to follow.
+    const isMap = value && typeof value === "object" && !Array.isArray(value) && key !== "table";
+    if (isMap && Object.keys(value).length <= 30) {
+      for (const [k, v] of Object.entries(value)) addRow(`${key}.${k}`, v);
+    } else {
+      addRow(key, value);
+    }
   }
   ui.state.replaceChildren(table);
+}
+
+// A result table (state.sql + state.table, as text2sql returns) shown under the reply.
+function renderResult(bubble, state) {
+  if (!state || typeof state.sql !== "string" || !state.sql) return;
+  const pre = document.createElement("pre");
+  pre.className = "sql";
+  pre.textContent = state.sql;
+  bubble.appendChild(pre);
+  const data = state.table;
+  if (!data || !Array.isArray(data.columns) || !data.columns.length) return;
+  const table = document.createElement("table");
+  table.className = "result";
+  const head = table.createTHead().insertRow();
+  for (const col of data.columns) {
+    const th = document.createElement("th");
+    th.textContent = col;
+    head.appendChild(th);
+  }
+  const body = table.createTBody();
+  for (const row of (data.rows || []).slice(0, 50)) {
+    const tr = body.insertRow();
+    for (const v of row) tr.insertCell().textContent = v === null ? "" : String(v);
+  }
+  bubble.appendChild(table);
 }
 
 async function loadAgents() {
@@ -134,6 +171,7 @@ async function send(text) {
         renderState(ev.state);
       } else if (ev.type === "final") {
         bubble.textContent = ev.text || streamed || "(no reply)";
+        renderResult(bubble, ev.state);
         renderState(ev.state);
         ui.status.textContent = ev.done ? "conversation finished" : "";
       } else if (ev.type === "error") {

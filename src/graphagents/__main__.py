@@ -1,0 +1,5 @@
+"""``python -m graphagents`` is the ``graphagents`` command."""
+
+from .cli import main
+
+main()
