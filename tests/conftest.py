@@ -52,6 +52,18 @@ def redis_url() -> str:
     return REDIS_URL
 
 
+@pytest.fixture(scope="session")
+def defog_csv() -> Path:
+    """../shared/datasets/defog/questions_dev_postgres.csv: beside the repository here and in CI."""
+    from graphagents.agents.text2sql.eval import DEFOG_DEV, find_shared
+
+    path = find_shared(DEFOG_DEV)
+    if path is None:
+        service_missing(f"shared/{DEFOG_DEV} not found beside the repository")
+    assert path is not None
+    return path
+
+
 @pytest.fixture
 def example_spec() -> Iterator[object]:
     import graphagents as ga

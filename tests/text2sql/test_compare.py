@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 import sqlite3
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -21,15 +20,6 @@ from graphagents.agents.text2sql.evaluation import (
     question_asks_for_order,
     results_match,
 )
-
-
-def _find_defog_csv() -> Path | None:
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "datasets" / "defog" / "questions_dev_postgres.csv"
-        if candidate.is_file():
-            return candidate
-    return None
-
 
 # ------------------------------------------------------------------ expand_gold_alternatives
 
@@ -104,13 +94,8 @@ def test_defog_style_row_with_alias_after_braces() -> None:
     )
 
 
-def test_every_real_defog_gold_expands_to_parseable_postgres() -> None:
-    csv_path = _find_defog_csv()
-    if csv_path is None:
-        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
-            pytest.fail("shared/datasets/defog/questions_dev_postgres.csv not found beside the repo")
-        pytest.skip("shared/datasets/defog/questions_dev_postgres.csv not found beside the repo")
-    questions = load_questions(csv_path)
+def test_every_real_defog_gold_expands_to_parseable_postgres(defog_csv: Path) -> None:
+    questions = load_questions(defog_csv)
     assert len(questions) == 110
     for q in questions:
         alternatives = q.gold_queries

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NoReturn
 
 import pytest
 
@@ -18,24 +17,9 @@ from graphagents.agents.text2sql.evaluation.defog_loader import (
     load_defog_database,
 )
 from graphagents.errors import InputError, ServiceUnavailableError, UsageError
-from service_checks import service_missing
 
 PG_URL = os.environ.get("GRAPHAGENTS_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 DEFOG_DBS = ("academic", "geography", "advising", "atis")
-
-
-def _missing(reason: str) -> NoReturn:
-    service_missing(reason)
-    raise AssertionError("unreachable")
-
-
-def _find_defog_csv() -> Path | None:
-    """``shared/`` sits beside the repository root (a sibling directory, in CI too)."""
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "datasets" / "defog" / "questions_dev_postgres.csv"
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 @pytest.fixture(scope="session")
@@ -44,11 +28,8 @@ def defog_admin_url(pg_admin_url: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def defog_questions() -> list[Question]:
-    path = _find_defog_csv()
-    if path is None:
-        _missing("shared/datasets/defog/questions_dev_postgres.csv not found beside the repository")
-    return load_questions(path)
+def defog_questions(defog_csv: Path) -> list[Question]:
+    return load_questions(defog_csv)
 
 
 @pytest.fixture(scope="session")

@@ -68,18 +68,14 @@ def test_load_demo_builds_sqlite(tmp_path: Path) -> None:
         assert conn.execute("SELECT COUNT(*) FROM customers").fetchone() == (5000,)
 
 
-def test_the_defog_questions_are_found_in_the_shared_folder() -> None:
-    path = find_shared(DEFOG_DEV)
-    assert path is not None and path.name == "questions_dev_postgres.csv"
+def test_the_defog_questions_are_found_in_the_shared_folder(defog_csv: Path) -> None:
+    assert find_shared(DEFOG_DEV) == defog_csv and defog_csv.name == "questions_dev_postgres.csv"
 
 
 @pytest.mark.postgres
 @pytest.mark.slow
-def test_oracle_reaches_100_percent_on_defog_dev(pg_url: str) -> None:
-    path = find_shared(DEFOG_DEV)
-    if path is None:
-        pytest.skip(f"shared/{DEFOG_DEV} not found above the repository")
-    questions = load_questions(path)
+def test_oracle_reaches_100_percent_on_defog_dev(pg_url: str, defog_csv: Path) -> None:
+    questions = load_questions(defog_csv)
     urls = {name: load_defog_database(name, pg_url) for name in sorted({q.db_name for q in questions})}
     template = next(iter(urls.values())).rsplit("/", 1)[0] + "/{db_name}"
     report = run_eval(questions, db=template, llm="oracle")
