@@ -1,25 +1,17 @@
-"""One shared Kiwi morphological analyser.
+"""Morphemes for the NLU, from the process-wide Kiwi analyser (``graphagents.korean``).
 
-Building ``Kiwi()`` loads its model (about a second), so the process keeps a single instance,
-created on first use rather than at import: importing the NLU package stays cheap for code
-paths that never analyse text.
+The analyser is created on first use rather than at import: importing the NLU package stays
+cheap for code paths that never analyse text.
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from kiwipiepy import Kiwi
+from ....korean import get_kiwi
 
 __all__ = ["Morph", "get_kiwi", "split_clauses", "tokenize"]
-
-_kiwi: Kiwi | None = None
-_lock = threading.Lock()
-
 
 @dataclass(frozen=True, slots=True)
 class Morph:
@@ -29,18 +21,6 @@ class Morph:
     tag: str
     start: int
     end: int
-
-
-def get_kiwi() -> Kiwi:
-    """The process-wide analyser; thread-safe lazy construction."""
-    global _kiwi
-    if _kiwi is None:
-        with _lock:
-            if _kiwi is None:
-                from kiwipiepy import Kiwi
-
-                _kiwi = Kiwi()
-    return _kiwi
 
 
 @lru_cache(maxsize=2048)
