@@ -1,4 +1,4 @@
-"""Offline turn latency of the slotfill agent vs a bare one-interrupt LangGraph graph.
+"""Offline turn latency and memory of the slotfill agent vs a bare one-interrupt LangGraph graph.
 
 Both run through the same runtime (``Session.send``) on the same kind of SQLite checkpointer in
 a temporary directory, measured in this run, so the ratio is the cost of the scenario engine and
@@ -13,6 +13,7 @@ import argparse
 import statistics
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -65,6 +66,18 @@ def measure(agent: ga.Agent, sessions: int) -> list[float]:
     return times
 
 
+def session_memory_kib(agent: ga.Agent) -> tuple[float, float]:
+    """(peak, retained) Python heap in KiB while one whole conversation runs (tracemalloc)."""
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    s = agent.session()
+    for text in HAPPY:
+        s.send(text)
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return (peak - before) / 1024, (current - before) / 1024
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=20)
@@ -78,6 +91,7 @@ def main() -> None:
         measure(slotfill, 2)  # warm-up: Kiwi model load, SQLite files, caches
         measure(bare, 2)
         sf, base = measure(slotfill, args.sessions), measure(bare, args.sessions)
+        sf_mem, base_mem = session_memory_kib(slotfill), session_memory_kib(bare)
     rows = [("slotfill (offline)", sf), ("bare interrupt graph", base)]
     print(f"turns per agent: {len(sf)} ({args.sessions} sessions x {len(HAPPY)} turns)")
     print(f"{'':24}{'p50 ms':>10}{'p95 ms':>10}{'mean ms':>10}")
@@ -86,6 +100,8 @@ def main() -> None:
               f"{statistics.fmean(values):10.2f}")
     print(f"ratio slotfill / bare: p50 {percentile(sf, 0.5) / percentile(base, 0.5):.2f}x, "
           f"p95 {percentile(sf, 0.95) / percentile(base, 0.95):.2f}x")
+    print(f"python heap per conversation (peak / retained KiB): slotfill {sf_mem[0]:.0f} / {sf_mem[1]:.0f}, "
+          f"bare {base_mem[0]:.0f} / {base_mem[1]:.0f}; peak ratio {sf_mem[0] / max(base_mem[0], 1e-9):.2f}x")
 
 
 if __name__ == "__main__":

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .build import QueryPlan, bucket_expr, col, compare
+from .build import QueryPlan, bucket_expr, col, compare, compare_expr
 from .catalog import ColumnWords
+from .having import find_having
 from .lexicon import TIME_ADJECTIVES
 from .link import ColumnRef, MetricRef, Piece, TableRef, ValueRef
 from .plan import CannotAnswer, Measure, Planner
@@ -26,6 +27,9 @@ def assemble(p: Planner) -> QueryPlan:
         raise CannotAnswer("'가장/most' 가 무엇에 대한 최상급인지 해석하지 못했습니다 "
                            "(a superlative the composer does not understand).")
     measures = p.measures()
+    having = find_having(p, measures)
+    if having:
+        measures = [h.measure for h in having]
     group_tables: list[str] = []
     group_cols: list[ColumnRef] = []
     buckets: list[str] = []
@@ -54,12 +58,14 @@ def assemble(p: Planner) -> QueryPlan:
     if head_table is None:
         head_table = next((t for t, _, _ in roles.id_filters), None)
     if head_table is None:
-        free_cols = [c for c in roles.columns if roles.free(c)]
-        head_table = free_cols[0].candidates[0][0] if free_cols else None
+        head_table = _table_of_free_column(p)
     if head_table is None and roles.values:
         h = roles.values[0].hits[0]
         head_table = h.table
     ranked = bool(frame.top_n or frame.superlative)
+    row_targets: list[TableRef] = []
+    if having:
+        _having_groups(p, measures, group_tables, group_cols)
 
     if measures:
         m0 = measures[0]
@@ -77,8 +83,9 @@ def assemble(p: Planner) -> QueryPlan:
     else:
         if head_table is None:
             raise CannotAnswer("질문이 어느 테이블에 대한 것인지 찾지 못했습니다 (no table matches the question).")
-        plan = QueryPlan(head_table)
-        fact = head_table
+        row_targets = _row_targets(p, head_table)
+        fact = roles.id_filters[0][0] if row_targets else head_table
+        plan = QueryPlan(fact)
     scope = [fact, head_table or fact, *group_tables, *[t.table for t in roles.tables]]
 
     # filters
@@ -93,10 +100,24 @@ def assemble(p: Planner) -> QueryPlan:
         plan.where.append(compare(c.table, c.name, "=", number))
         p.features.add("filter")
     for cmp in frame.comparisons:
+        if any(cmp is cond.comparison for cond in having):
+            continue
         c = p.comparison_column(cmp.start, cmp.end, cmp.unit)
         plan.need(c.table)
         plan.where.append(compare(c.table, c.name, cmp.op, cmp.value))
+        p.where_pos[id(plan.where[-1])] = cmp.start
         p.features.add("filter")
+    if not measures and row_targets:
+        for ref_t in row_targets:
+            plan.need(ref_t.table)
+            p.roles.use(ref_t)
+            fk = next(c for c, (to, _) in cat.tables[fact].fks.items() if to == ref_t.table)
+            plan.fk_joins.append((fact, fk, ref_t.table, cat.tables[fact].fks[fk][1]))
+            for key in p.entity_keys(ref_t.table):
+                plan.add_select(key)
+        p.features.add("join")
+        p.date_filter(plan)
+        return plan
     versus = _versus_column(p) if frame.versus else None
     for value in roles.values:
         if versus is None or value not in versus[1]:
@@ -140,10 +161,18 @@ def assemble(p: Planner) -> QueryPlan:
     if frame.ratio:
         p.ratio_select(plan)
         return plan
+    if measures and all(m.func == "count" for m in measures) and not having:
+        _join_existence_tables(p, plan, fact, group_tables)
+    if frame.distinct:
+        _apply_distinct(p, plan, measures, scope)
     for i, m in enumerate(measures):
         alias = _ALIAS[m.func] if len(measures) == 1 else f"{_ALIAS[m.func]}_{i + 1}"
         plan.add_select(p.measure_sql(plan, m, fact), alias)
         p.features.add("aggregate")
+    for cond in having:
+        expr = p.measure_sql(plan, cond.measure, fact)
+        plan.having.append(compare_expr(expr, cond.comparison.op, cond.comparison.value))
+        p.features.add("having")
     ranked = ranked and not p.value_superlative
     if measures and ranked and not plan.group:
         _group_by_named_column(p, plan, scope)
@@ -156,9 +185,97 @@ def assemble(p: Planner) -> QueryPlan:
         p.features.add("top_n")
     if not measures:
         _projection(p, plan, fact, ranked)
-    if not plan.order and (frame.order_word or frame.desc is not None):
+    if not plan.order and not p.value_superlative and (frame.order_word or frame.desc is not None):
         _sort(p, plan, measures, fact)
     return plan
+
+
+def _row_targets(p: Planner, head: str) -> list[TableRef]:
+    """'order 5001's store and employee': one row (by id) and the rows its foreign keys point at.
+
+    Only when every table named is a direct foreign-key target of the row's table and no column
+    word is left: then the answer is those targets' names, joined on the row's own keys.
+    """
+    ids = {t for t, _, _ in p.roles.id_filters}
+    if len(ids) != 1 or head in ids or p.frame.aggs or p.frame.superlative:
+        return []
+    row = next(iter(ids))
+    targets = [t for t in p.roles.tables if p.roles.free(t)]
+    fk_targets = {to for to, _ in p.catalog.tables[row].fks.values()}
+    if not targets or any(t.table not in fk_targets for t in targets):
+        return []
+    if any(p.roles.free(c) for c in p.roles.columns):
+        return []
+    return targets
+
+
+def _table_of_free_column(p: Planner) -> str | None:
+    """'점장 이름': no table named; '이름' is a column of many. Take the candidate table a value of the
+    question lives in (점장 -> employees); with several candidates and no such evidence, refuse."""
+    free_cols = [c for c in p.roles.columns if p.roles.free(c)]
+    if not free_cols:
+        return None
+    cands = list(dict.fromkeys(t for t, _, _ in free_cols[0].candidates))
+    if len(cands) == 1:
+        return cands[0]
+    homes = [h.table for v in p.roles.values for h in v.hits if not h.key_table]
+    homes += [t for v in p.roles.values for h in v.hits if h.key_table for t, _ in p.catalog.referencing(h.key_table)]
+    hits = [t for t in cands if t in homes]
+    if hits:
+        return hits[0]
+    raise CannotAnswer(f"'{free_cols[0].text}' 가 여러 테이블({', '.join(cands[:4])})의 컬럼이라 어느 것인지 "
+                       f"모르겠습니다 (ambiguous column {free_cols[0].text!r}).")
+
+
+def _join_existence_tables(p: Planner, plan: QueryPlan, fact: str, group_tables: list[str]) -> None:
+    """'주문한 적 있는 고객 수': a table named but not counted restricts the count to rows that have it.
+
+    The join keeps only matching rows and the count becomes COUNT(DISTINCT key), so joined rows
+    are not counted twice. Leaving the word out would count every customer: a dropped condition.
+    """
+    for t in [t for t in p.roles.tables if p.roles.free(t) and t.table != fact and t.table not in group_tables]:
+        plan.need(t.table)
+        p.roles.use(t)
+        p.notes.append(f"'{t.text}' → {t.table} 와 조인 (있는 행만 셉니다 / counts rows that have a {t.table} row)")
+
+
+def _apply_distinct(p: Planner, plan: QueryPlan, measures: list[Measure], scope: list[str]) -> None:
+    """'서로 다른', 'distinct': a count over a join is already distinct by key; a free column word
+    counts its distinct values; otherwise the word was not understood and we say so."""
+    counts = [m for m in measures if m.func == "count"]
+    if counts and plan.tables:
+        return
+    refs = [r for r in p.roles.columns if p.roles.free(r)]
+    if len(counts) == 1 and refs:
+        c = pick_column(refs[0], scope, p.catalog)
+        if c is not None:
+            p.roles.use(refs[0])
+            counts[0].distinct_column = c
+            return
+    raise CannotAnswer("'서로 다른/distinct' 가 무엇의 중복을 없애라는 것인지 찾지 못했습니다 "
+                       "(could not tell what 'distinct' applies to).")
+
+
+def _having_groups(p: Planner, measures: list[Measure], group_tables: list[str],
+                   group_cols: list[ColumnRef]) -> None:
+    """The rows a HAVING condition is about: the entity other than the one measured (상품, 직급)."""
+    if group_tables or group_cols:
+        return
+    m0 = measures[0]
+    measured = m0.column.table if m0.column else m0.formula.table if m0.formula else m0.count_table
+    head = p._head_piece(exclude=measured)
+    if head is not None:
+        group_tables.append(head.table)
+        p.roles.use(head)
+        return
+    for ref in [r for r in p.roles.columns if p.roles.free(r)]:
+        c = pick_column(ref, [measured or ""], p.catalog)
+        if c is not None and c.is_text and not c.primary_key:
+            group_cols.append(ref)
+            p.roles.use(ref)
+            return
+    raise CannotAnswer("그룹 조건(이상/이하)이 어떤 묶음(상품별, 고객별 등)에 대한 것인지 찾지 못했습니다 "
+                       "(could not tell which groups the condition is about).")
 
 
 def _sort(p: Planner, plan: QueryPlan, measures: list[Measure], head: str) -> None:

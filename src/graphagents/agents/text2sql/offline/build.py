@@ -15,7 +15,7 @@ from sqlglot import exp
 from .catalog import Catalog, ColumnWords
 from .lexicon import TimeBucket
 
-__all__ = ["QueryPlan", "bucket_expr", "col", "compare", "date_range", "literal", "render"]
+__all__ = ["QueryPlan", "bucket_expr", "col", "compare", "compare_expr", "date_range", "literal", "render"]
 
 Op = Literal[">=", "<=", ">", "<", "=", "<>"]
 _OPS: dict[str, type[exp.Binary]] = {
@@ -31,9 +31,12 @@ class QueryPlan:
     select: list[tuple[exp.Expr, str | None]] = field(default_factory=list)
     where: list[exp.Expr] = field(default_factory=list)
     group: list[exp.Expr] = field(default_factory=list)
+    having: list[exp.Expr] = field(default_factory=list)
     order: list[tuple[exp.Expr, bool]] = field(default_factory=list)  # (expression, descending)
     limit: int | None = None
     distinct: bool = False
+    # explicit (table, column, to_table, to_column) joins, used instead of the graph's shortest path
+    fk_joins: list[tuple[str, str, str, str]] = field(default_factory=list)
 
     def need(self, table: str) -> None:
         if table != self.fact and table not in self.tables:
@@ -58,6 +61,10 @@ def literal(value: object) -> exp.Expr:
 
 def compare(table: str, column: str, op: str, value: object) -> exp.Expr:
     return _OPS[op](this=col(table, column), expression=literal(value))
+
+
+def compare_expr(expression: exp.Expr, op: str, value: object) -> exp.Expr:
+    return _OPS[op](this=expression.copy(), expression=literal(value))
 
 
 def date_range(c: ColumnWords, start: date | None, end: date | None) -> list[exp.Expr]:
@@ -91,7 +98,10 @@ def render(plan: QueryPlan, catalog: Catalog, dialect: str) -> str:
     if plan.distinct:
         select = select.distinct()
     joined = {plan.fact}
-    if plan.tables:
+    for frm, frm_col, to, to_col in plan.fk_joins:
+        select = select.join(to, on=exp.EQ(this=col(frm, frm_col), expression=col(to, to_col)))
+        joined.add(to)
+    if plan.tables and not plan.fk_joins:
         for edge in catalog.graph.join_path([plan.fact, *plan.tables]):
             new = edge.to_table if edge.from_table in joined else edge.from_table
             if new in joined:
@@ -103,6 +113,8 @@ def render(plan: QueryPlan, catalog: Catalog, dialect: str) -> str:
         select = select.where(exp.and_(*plan.where))
     if plan.group:
         select = select.group_by(*plan.group)
+    if plan.having:
+        select = select.having(exp.and_(*plan.having))
     for expression, desc in plan.order:
         select = select.order_by(exp.Ordered(this=expression, desc=desc, nulls_first=False))
     if plan.limit is not None:

@@ -30,6 +30,10 @@ class DateExpr:
     start: date | None = None  # explicit bounds ("2024-01-01부터")
     end: date | None = None  # exclusive
     open_side: str | None = None  # "since" | "before" | "after" | "until" for one-sided years
+    month_to: int | None = None  # "10월부터 12월까지": last month of a month span (inclusive)
+    week: int | None = None  # "첫째 주", "first week": 1..4, or -1 for the last week
+    column_hint: str | None = None  # "birth" for "1990년대생": the range is about a birth date
+    hour: tuple[str, int] | None = None  # ("since", 15) for "after 3pm": needs a time-of-day column
     spans: list[tuple[int, int]] = field(default_factory=list)
 
     @property
@@ -37,6 +41,13 @@ class DateExpr:
         return self.year_rel is not None or self.month_rel is not None or self.last_n is not None or (
             self.year is None and self.start is None
         )
+
+    @property
+    def has_period(self) -> bool:
+        """False when only a time of day was said ("after 3pm"): no date range to add."""
+        return any(v is not None for v in (self.year, self.year_rel, self.month, self.month_rel, self.day,
+                                           self.quarter, self.half, self.last_n, self.start, self.end,
+                                           self.week))
 
     def resolve(self, anchor: date) -> tuple[date | None, date | None, str]:
         """Return (start, end-exclusive, label); ``anchor`` is the data's latest date."""
@@ -59,7 +70,12 @@ class DateExpr:
         if self.month_rel is not None:
             first = _add_months(date(anchor.year, anchor.month, 1), self.month_rel)
             year, month = first.year, first.month
-        if month is not None and self.day is not None:
+        if month is not None and self.month_to is not None:
+            start = date(year, month, 1)
+            end = _add_months(date(year if self.month_to >= month else year + 1, self.month_to, 1), 1)
+        elif self.week is not None:
+            start, end = _week(year, month, self.week)
+        elif month is not None and self.day is not None:
             start = date(year, month, self.day)
             end = start + timedelta(days=1)
         elif month is not None:
@@ -87,6 +103,16 @@ class DateExpr:
 _UNIT_KO = {"day": "일", "week": "주", "month": "개월", "year": "년"}
 
 
+def _week(year: int, month: int | None, week: int) -> tuple[date, date]:
+    """Week n of a month (or of a year) counted from its first day: days 1-7, 8-14, ...; -1 is the last 7 days."""
+    first = date(year, month or 1, 1)
+    last = _add_months(first, 1 if month else 12)
+    if week < 0:
+        return last - timedelta(days=7), last
+    start = first + timedelta(days=7 * (week - 1))
+    return start, min(start + timedelta(days=7), last)
+
+
 def _label(start: date | None, end: date | None) -> str:
     last = end - timedelta(days=1) if end else None
     return f"{start or '...'} ~ {last or '...'}"
@@ -103,7 +129,7 @@ _RANGE_ISO = re.compile(
 )
 _SINGLE_ISO = re.compile(rf"{_ISO}\s*(이후|부터|이전|전|까지|이내)?")
 _KO_YMD = re.compile(r"(\d{4})\s*년\s*(\d{1,2})\s*월(?:\s*(\d{1,2})\s*일)?")
-_KO_YEAR = re.compile(r"(\d{4})\s*년(?:도)?(?!\s*\d)")
+_KO_YEAR = re.compile(r"(\d{4})\s*년(?:도)?(?!\s*\d{1,2}\s*월)")
 _KO_MONTH_ONLY = re.compile(r"(?<![\d년])(\d{1,2})\s*월(?!\s*별)")
 _KO_QUARTER = re.compile(r"([1-4])\s*분기|Q([1-4])", re.I)
 _KO_HALF = re.compile(r"(상반기|하반기|first half|second half|H([12]))", re.I)
@@ -120,6 +146,71 @@ _EN_MONTHS = {m: i for i, m in enumerate(
      "november", "december"], 1)}
 _EN_MONTH_RE = re.compile(r"\b(" + "|".join(_EN_MONTHS) + r"|[a-z]{3})\b\.?\s*(\d{4})?", re.I)
 _EN_YEAR = re.compile(r"\b(in|during|since|after|before|until|from)?\s*((?:19|20)\d{2})\b", re.I)
+
+
+_BIRTH_KO = re.compile(
+    r"(\d{4}|\d{2})\s*년대\s*생|(\d{4}|\d{2})\s*년?\s*(?:~|-|–|부터)\s*(\d{4}|\d{2})\s*년\s*생|(\d{4}|\d{2})\s*년\s*생")
+_BIRTH_EN = re.compile(
+    r"\bborn\s+(?:in\s+)?(?:the\s+)?(?:(\d{4})s|(?:between\s+|from\s+)?(\d{4})\s*(?:-|–|and|to|through)\s*(\d{4})"
+    r"|(\d{4}))\b", re.I)
+_YEAR_RANGE = re.compile(
+    r"(?:between\s+|from\s+)?((?:19|20)\d{2})\s*(?:년\s*)?(?:~|–|-|부터|에서|and|to|through)\s*((?:19|20)\d{2})\s*"
+    r"(?:년\s*)?(?:까지|사이)?", re.I)
+_KO_MONTH_RANGE = re.compile(
+    r"(?:(\d{4})\s*년\s*)?(\d{1,2})\s*월\s*(?:부터|~|-|–|에서)\s*(?:(\d{4})\s*년\s*)?(\d{1,2})\s*월\s*(?:까지|사이)?")
+_EN_MONTH_RANGE = re.compile(
+    r"\b(?:from|between)\s+(" + "|".join(_EN_MONTHS) + r")\s*(\d{4})?\s*(?:-|–|and|to|through|until)\s*("
+    + "|".join(_EN_MONTHS) + r")\s*,?\s*(\d{4})?", re.I)
+_WEEK_KO = re.compile(r"(첫|첫째|둘째|셋째|넷째|마지막)\s*(?:째\s*)?주(?![가-힣])")
+_WEEK_EN = re.compile(r"\b(first|second|third|fourth|last|final)\s+week(?:\s+of)?\b", re.I)
+_WEEK_N = {"첫": 1, "첫째": 1, "둘째": 2, "셋째": 3, "넷째": 4, "마지막": -1, "first": 1, "second": 2, "third": 3,
+           "fourth": 4, "last": -1, "final": -1}
+_EN_ISO_SIDE = re.compile(rf"\b(on or after|on or before|after|since|from|before|until|through|by)\s+{_ISO}", re.I)
+_EN_QUARTER = re.compile(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b", re.I)
+_QUARTER_N = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_HOUR = re.compile(
+    r"(?:(오전|오후)\s*(\d{1,2})\s*시|(\d{1,2})\s*시)\s*(이후|부터|이전|전|까지)?"
+    r"|\b(after|before|since|until|from)?\s*(\d{1,2})\s*(?::00)?\s*(am|pm|o'clock)\b", re.I)
+
+
+def _year(text: str) -> int:
+    """'90' -> 1990, '05' -> 2005: two-digit birth years as Koreans write them ('90년생')."""
+    y = int(text)
+    return y if y >= 100 else (1900 + y if y > 30 else 2000 + y)
+
+
+def _birth(text: str) -> DateExpr | None:
+    """'1990년대생', '1955~1956년생', '90년생', 'born in the 1990s': a range on a birth-date column."""
+    m = _BIRTH_KO.search(text) or _BIRTH_EN.search(text)
+    if m is None:
+        return None
+    decade, first, last, single = m[1], m[2], m[3], m[4]
+    if decade:
+        start, end = _year(decade), _year(decade) + 10
+    elif first:
+        start, end = _year(first), _year(last) + 1
+    else:
+        start = _year(single)
+        end = start + 1
+    d = DateExpr(start=date(start, 1, 1), end=date(end, 1, 1), column_hint="birth")
+    d.spans.append(m.span())
+    return d
+
+
+def _hour(text: str) -> tuple[tuple[str, int], tuple[int, int]] | None:
+    """'오후 3시 이후', 'after 3pm': an hour of the day, which only a timestamp column can answer."""
+    m = _HOUR.search(text)
+    if m is None:
+        return None
+    if m[6]:
+        hour = int(m[6]) % 12 + (12 if m[7].lower() == "pm" else 0)
+        side = {"after": "since", "since": "since", "from": "since", "before": "before", "until": "before"}.get(
+            (m[5] or "").lower(), "at")
+    else:
+        hour = int(m[2] or m[3]) + (12 if m[1] == "오후" and int(m[2]) < 12 else 0)
+        sides = {"이후": "since", "부터": "since", "이전": "before", "전": "before", "까지": "before"}
+        side = sides.get(m[4] or "", "at")
+    return (side, hour), m.span()
 
 
 def _unit(word: str) -> str:
@@ -165,10 +256,51 @@ def _day_range(text: str) -> DateExpr | None:
 
 def find_dates(text: str) -> DateExpr | None:
     """Find at most one date expression; the spans let the parser mask these words out."""
-    if d_range := _day_range(text):
-        return d_range
+    d = _birth(text) or _day_range(text)
+    if d is not None:
+        return d
     d = DateExpr()
     found = False
+    if hit := _hour(text):
+        d.hour, span = hit
+        d.spans.append(span)
+        text = text[: span[0]] + " " * (span[1] - span[0]) + text[span[1]:]
+        found = True
+    if m := _EN_ISO_SIDE.search(text):
+        day = date(int(m[2]), int(m[3]), int(m[4]))
+        side = m[1].lower()
+        if side in ("after",):
+            d.start = day + timedelta(days=1)
+        elif side in ("since", "from", "on or after"):
+            d.start = day
+        elif side == "before":
+            d.end = day
+        else:
+            d.end = day + timedelta(days=1)
+        d.spans.append(m.span())
+        return d
+    if m := _YEAR_RANGE.search(text):
+        d.start, d.end = date(int(m[1]), 1, 1), date(int(m[2]) + 1, 1, 1)
+        d.spans.append(m.span())
+        return d
+    if (m := _KO_MONTH_RANGE.search(text)) or (m := _EN_MONTH_RANGE.search(text)):
+        months = [int(m[2]), int(m[4])] if m.re is _KO_MONTH_RANGE else [
+            _EN_MONTHS[m[1].lower()], _EN_MONTHS[m[3].lower()]]
+        years = (m[1], m[3]) if m.re is _KO_MONTH_RANGE else (m[2], m[4])
+        d.month, d.month_to = months
+        d.spans.append(m.span())
+        year_text = years[0] or years[1] or (_ANY_YEAR.search(text) or [None, None])[1]
+        if year_text:
+            d.year = int(year_text)
+            for y in _ANY_YEAR.finditer(text):
+                d.spans.append(y.span())
+        else:
+            d.year_rel = 0
+        return d
+    if (w := _WEEK_KO.search(text)) or (w := _WEEK_EN.search(text)):
+        d.week = _WEEK_N[w[1].lower()]
+        d.spans.append(w.span())
+        text = text[: w.start()] + " " * (w.end() - w.start()) + text[w.end():]
     if m := _RANGE_ISO.search(text):
         d.start = date(int(m[1]), int(m[2]), int(m[3]))
         d.end = date(int(m[4]), int(m[5]), int(m[6])) + timedelta(days=1)
@@ -245,8 +377,8 @@ def find_dates(text: str) -> DateExpr | None:
                 d.spans.append(m.span())
                 found = True
                 break
-    if d.month is None and (m := _KO_QUARTER.search(text)):
-        d.quarter = int(m[1] or m[2])
+    if d.month is None and (m := _KO_QUARTER.search(text) or _EN_QUARTER.search(text)):
+        d.quarter = int(m[1] or m[2]) if m.re is _KO_QUARTER else _QUARTER_N[m[1].lower()]
         d.spans.append(m.span())
         found = True
     if d.month is None and d.quarter is None and (m := _KO_HALF.search(text)):
@@ -254,4 +386,6 @@ def find_dates(text: str) -> DateExpr | None:
         d.half = 1 if word in ("상반기", "first half", "h1") else 2
         d.spans.append(m.span())
         found = True
-    return d if found else None
+    if d.week is not None and d.month is None and d.year is None and d.year_rel is None:
+        d.year_rel = 0
+    return d if found or d.week is not None else None

@@ -121,6 +121,32 @@ def parse_amount(digits: str, units: str) -> float:
     return total + group
 
 
+_KO_NUMBER_PART = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?([십백천만억]*)")
+
+
+def parse_korean_number(text: str) -> float:
+    """'3천5백만' (= 35,000,000), '1억5천만', '300만', '2.5천': digits each followed by their units.
+
+    :func:`parse_amount` reads one digit group; people also write a figure as several groups, each
+    with its own small unit, closed by 만/억 ("3천5백만원" is (3천 + 5백) * 만).
+    """
+    total = 0.0
+    group = 0.0
+    for digits, units in _KO_NUMBER_PART.findall(text):
+        value = float(digits.replace(",", ""))
+        for ch in units:
+            if ch in "십백천":
+                value *= _UNITS[ch]
+        group += value
+        for ch in units:
+            if ch in "만억":
+                group *= _UNITS[ch]
+        if any(ch in "만억" for ch in units):
+            total += group
+            group = 0.0
+    return total + group
+
+
 def native_number(word: str) -> int | None:
     return _NATIVE.get(word) or _EN_NUMBERS.get(word.lower())
 
@@ -152,6 +178,11 @@ EN_AGG: tuple[tuple[str, AggFunc], ...] = (
     ("sum", "sum"), ("maximum", "max"), ("highest", "max"), ("max", "max"), ("largest", "max"),
     ("most expensive", "max"), ("latest", "max"), ("minimum", "min"), ("lowest", "min"),
     ("min", "min"), ("smallest", "min"), ("cheapest", "min"), ("earliest", "min"),
+)  # fmt: skip
+
+VALUE_AGG: tuple[tuple[str, AggFunc], ...] = (
+    ("최댓값", "max"), ("최대값", "max"), ("최고값", "max"), ("최고액", "max"), ("최솟값", "min"),
+    ("최소값", "min"), ("최저값", "min"), ("최저액", "min"),
 )  # fmt: skip
 
 # Group-by: "지역별", "카테고리마다", "per region", "by category", "for each store", "each store".

@@ -109,12 +109,14 @@ class Linker:
 
 
 def _column_score(c: ColumnWords, key: str, forms: set[str]) -> float:
+    """Exact name or comment head first; then a synonym that IS the column's name ("가격" -> ``price``
+    over ``unit_price``): a compound column is a narrower thing than the word says."""
     if key in (c.head, norm(c.name)):
         return 3.0
     if key in c.words:
-        return 2.5
+        return 2.5 + (0.2 if norm(c.name) in forms else 0.0)
     if forms & c.words:
-        return 2.0
+        return 2.0 + (0.2 if norm(c.name) in forms else 0.0)
     return 0.0
 
 

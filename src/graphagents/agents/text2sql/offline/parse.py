@@ -68,19 +68,22 @@ class Frame:
     total: bool = False  # "총", "전체", "total": an explicit whole-table aggregate
     numbers: list[tuple[int | float, int]] = field(default_factory=list)  # bare numbers: ids, "rating of 1"
     ratio: bool = False  # "비율", "what fraction": share of rows meeting the filters
+    percent: bool = False  # "몇 퍼센트", "percentage": the share times 100
+    base_span: tuple[int, int] | None = None  # "VIP 고객 중", "among VIP customers": the share's base
     versus: bool = False  # "online versus offline": compare the values side by side
     unparsed_superlative: bool = False  # "가장" left over: a ranking we do not understand
+    more_superlatives: list[tuple[bool, int]] = field(default_factory=list)  # "제일 비싼 거랑 제일 싼 거"
 
 
 _QUOTED = re.compile(r"['\"“‘「『]([^'\"”’」』]+)['\"”’」』]")
 _KO_CMP_RE = re.compile(
-    r"(\d[\d,]*(?:\.\d+)?)\s?((?:[십백천]?만|[십백천]?억|[십백천])*)\s?"
-    r"(원|개|명|점|건|회|번|세|살|%|권|일|년|시간|분|kg|g|km|m)?\s?(?:이|가|을|를|은|는)?\s?"
-    r"(이상|이하|초과|미만|넘는|넘게|넘은|보다\s?(?:큰|많은|높은|작은|적은|낮은|비싼|싼)|인|짜리)(?:인|의)?"
+    r"(?P<num>\d[\d,]*(?:\.\d+)?\s?(?:[십백천만억]+\d[\d,]*(?:\.\d+)?)*[십백천만억]*)\s?"
+    r"(?P<unit>원|개|명|점|건|회|번|세|살|%|권|일|년|시간|분|kg|g|km|m)?\s?(?:이|가|을|를|은|는)?\s?"
+    r"(?P<cue>이상|이하|초과|미만|넘는|넘게|넘은|보다\s?(?:큰|많은|높은|작은|적은|낮은|비싼|싼)|인|짜리)(?:인|의)?"
 )
 _EN_CMP_RE = re.compile(
     r"\b(" + "|".join(sorted((re.escape(k) for k in lx.EN_CMP), key=len, reverse=True)) + r")\s+"
-    r"(\$?\d[\d,]*(?:\.\d+)?)\s*(k|thousand|million)?\b",
+    r"(\$?\d[\d,]*(?:\.\d+)?)\s*(k|thousand|million|billion)?\b\s*(won|krw|원|times|reviews?|orders?)?",
     re.I,
 )
 _EN_CMP_AFTER = re.compile(r"(\$?\d[\d,]*(?:\.\d+)?)\s*(or more|or less|or fewer|and above|and up)\b", re.I)
@@ -94,8 +97,11 @@ _KO_ORDER_BY = re.compile(
     r"([가-힣A-Za-z_]+)\s?(?:이|가)?\s?(높은|낮은|많은|적은|큰|작은|비싼|싼|최신)?\s?순(?:으로|서대로)?(?![가-힣])"
 )
 _RATIO = re.compile(r"비율|비중|퍼센트|백분율|\b(fraction|share|percentage|proportion|percent|ratio)\b", re.I)
+_PERCENT = re.compile(r"퍼센트|백분율|프로(?![가-힣])|%|\bpercent(?:age)?\b", re.I)
+_BASE = re.compile(r"(?<=[가-힣])\s(중)(?=\s|에서|$)|\b(among|out of all)\b", re.I)
 _VERSUS = re.compile(r"\b(versus|vs\.?|compared (?:to|with))\b|대비|비교", re.I)
-_EN_MULT = {"k": 1_000, "thousand": 1_000, "million": 1_000_000}
+_EN_MULT = {"k": 1_000, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_EN_UNIT = {"won": "원", "krw": "원", "원": "원", "times": "번"}
 
 
 class _Masker:
@@ -115,6 +121,7 @@ class _Masker:
 
 def parse_question(question: str) -> Frame:
     text = " ".join(question.strip().split())
+    text = re.sub(r"(?<=\w)['’]s\b", "", text)  # "order 5001's store": a possessive, not a word
     frame = Frame(text=text, lang="ko" if lx.is_hangul(text) else "en")
     m = _Masker(text)
     quoted = []
@@ -126,14 +133,21 @@ def parse_question(question: str) -> Frame:
         m.mask(*span)
     low = m.text.lower()
     frame.distinct = any(w in low for w in _DISTINCT)
+    for w in _DISTINCT if frame.distinct else ():
+        _cut(m, w, whole=frame.lang == "en")
+    _comparisons(frame, m)  # first: "at least 18" is a comparison, not the superlative "least"
     _top_and_order(frame, m)
-    _comparisons(frame, m)
     _groups(frame, m)
     _aggregates(frame, m)
     for pattern, attr in ((_RATIO, "ratio"), (_VERSUS, "versus")):
         if hit := pattern.search(m.text):
             setattr(frame, attr, True)
             m.mask(*hit.span())
+    if frame.ratio:
+        frame.percent = bool(_PERCENT.search(text))
+        if base := _BASE.search(text):
+            comma = text.find(",", base.end())
+            frame.base_span = (0, base.end()) if base[1] else (base.end(), comma if comma > 0 else len(text))
     for hit in list(_NUMBER.finditer(m.text)):
         frame.numbers.append((lx.as_number(float(hit[1])), hit.start(1)))
         m.mask(*hit.span())
@@ -163,6 +177,9 @@ def _top_and_order(frame: Frame, m: _Masker) -> None:
             frame.top_n = n
             frame.desc = word not in ("하위", "bottom", "워스트", "last")
             m.mask(hit.start(), hit.end())
+    for word, func in lx.VALUE_AGG:  # "최솟값" is MIN, not the superlative "최소" plus a stray "값"
+        while (pos := _cut(m, word)) is not None:
+            frame.aggs.append((func, pos))
     most: tuple[str, ...] = lx.KO_MOST if frame.lang == "ko" else lx.EN_MOST
     least: tuple[str, ...] = lx.KO_LEAST if frame.lang == "ko" else lx.EN_LEAST
     for words, desc in ((most, True), (least, False)):
@@ -180,6 +197,12 @@ def _top_and_order(frame: Frame, m: _Masker) -> None:
                 break
         if frame.superlative:
             break
+    if frame.superlative:  # a second (third) superlative: several aggregates in one question
+        for words, desc in ((most, True), (least, False)):
+            for w in sorted(words, key=len, reverse=True):
+                if w.split()[-1] not in lx.TIME_ADJECTIVES and w not in ("top", "bottom"):
+                    while (pos := _cut(m, w, whole=frame.lang == "en")) is not None:
+                        frame.more_superlatives.append((desc, pos))
     if frame.top_n is None and frame.superlative and frame.lang == "en" and (
             hit := re.search(r"\b(\d+)\s+(?=[a-z]{3,})", m.text)):
         frame.top_n = int(hit[1])
@@ -209,19 +232,21 @@ def _top_and_order(frame: Frame, m: _Masker) -> None:
 def _comparisons(frame: Frame, m: _Masker) -> None:
     if frame.lang == "ko":
         for hit in list(_KO_CMP_RE.finditer(m.text)):
-            word = re.sub(r"\s", "", hit[4])
+            word = re.sub(r"\s", "", hit["cue"])
             op = lx.KO_CMP.get(word) or lx.KO_CMP.get(word.replace("보다", "보다 "), "=")
             if word.startswith("보다"):
                 op = lx.KO_CMP.get("보다 " + word[2:], ">")
-            value = lx.as_number(lx.parse_amount(hit[1], hit[2] or ""))
-            frame.comparisons.append(Comparison(op, value, hit.start(), hit.end(), hit[3] or ""))  # type: ignore[arg-type]
+            value = lx.as_number(lx.parse_korean_number(hit["num"]))
+            frame.comparisons.append(Comparison(op, value, hit.start(), hit.end(), hit["unit"] or ""))  # type: ignore[arg-type]
             m.mask(hit.start(), hit.end())
         return
     for hit in list(_EN_CMP_RE.finditer(m.text)):
         value = float(hit[2].lstrip("$").replace(",", "")) * _EN_MULT.get((hit[3] or "").lower(), 1)
         op = lx.EN_CMP[hit[1].lower()]
-        frame.comparisons.append(Comparison(op, lx.as_number(value), hit.start(), hit.end()))  # type: ignore[arg-type]
-        m.mask(hit.start(), hit.end())
+        unit = _EN_UNIT.get((hit[4] or "").lower(), "")
+        end = hit.end() if unit else hit.end(3) if hit[3] else hit.end(2)  # "18 reviews": the noun stays a term
+        frame.comparisons.append(Comparison(op, lx.as_number(value), hit.start(), end, unit))  # type: ignore[arg-type]
+        m.mask(hit.start(), end)
     for hit in list(_EN_CMP_AFTER.finditer(m.text)):
         op = ">=" if hit[2].lower() in ("or more", "and above", "and up") else "<="
         value = float(hit[1].lstrip("$").replace(",", ""))

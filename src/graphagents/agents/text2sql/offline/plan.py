@@ -6,6 +6,7 @@ refuses to answer when a step failed, rather than fill the gap with a plausible 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -36,6 +37,9 @@ class Measure:
     formula: Formula | None = None
     count_table: str | None = None
     alias: str = ""
+    pos: int = -1  # where the aggregate word is: a comparison right after it is a HAVING condition
+    source: Piece | None = None  # the word the measure was read from
+    distinct_column: ColumnWords | None = None  # "서로 다른 직급 수": COUNT(DISTINCT position)
 
 
 @dataclass
@@ -49,6 +53,8 @@ class Planner:
     links: list[tuple[str, str, str, object]] = field(default_factory=list)
     features: set[str] = field(default_factory=set)
     value_superlative: bool = False  # "highest price" became MAX(price): no ranking left to do
+    period_filters: list[exp.Expr] = field(default_factory=list)  # date bounds: they define a share's base
+    where_pos: dict[int, int] = field(default_factory=dict)  # id(filter) -> where its words are
 
     @property
     def korean(self) -> bool:
@@ -62,9 +68,16 @@ class Planner:
                 t = nearest(self.roles, pos, (TableRef,), korean=self.korean)
                 if t is not None:
                     self.roles.use(t)
-                out.append(Measure("count", count_table=t.table if isinstance(t, TableRef) else None))
+                out.append(Measure("count", count_table=t.table if isinstance(t, TableRef) else None, pos=pos,
+                                   source=t))
+            elif out and out[-1].func != "count" and self._numeric_piece(pos) is None:
+                # "연봉 최대값이랑 최소값": a second aggregate with no column word of its own reads the same column
+                prev = out[-1]
+                out.append(Measure(func, column=prev.column, formula=prev.formula, pos=pos))
             else:
                 out.append(self._numeric_measure(func, pos))
+        if not out and self.frame.more_superlatives and not self.frame.top_n:
+            return self._several_superlatives()
         if not out and self.frame.superlative and not self.frame.top_n and self._asks_for_value():
             out.append(self._numeric_measure("max" if self.frame.desc else "min", self.frame.superlative_pos))
             self.value_superlative = True
@@ -80,6 +93,18 @@ class Planner:
         if not out and self.group_pieces and not self._order_metric_from_groups():
             out.append(Measure("count"))
         return out
+
+    def _several_superlatives(self) -> list[Measure]:
+        """'제일 비싼 거랑 제일 싼 거 가격': MAX and MIN of one column; rows would need two queries."""
+        if not self._asks_for_value():
+            raise CannotAnswer("최상급이 여러 개인 행 조회(가장 비싼 상품과 가장 싼 상품)는 한 쿼리로 답하지 "
+                               "못합니다 (several superlatives over rows need separate queries).")
+        first = self._numeric_measure("max" if self.frame.desc else "min", self.frame.superlative_pos)
+        out = [first]
+        for desc, pos in self.frame.more_superlatives:
+            out.append(Measure("max" if desc else "min", column=first.column, formula=first.formula, pos=pos))
+        self.value_superlative = True
+        return sorted(out, key=lambda m: m.pos)
 
     def _asks_for_value(self) -> bool:
         """'highest product price' asks for a value (MAX); 'most expensive product' for a row.
@@ -113,12 +138,12 @@ class Planner:
             raise CannotAnswer(f"'{func}' 집계를 적용할 숫자 컬럼을 찾지 못했습니다 (no numeric column to {func}).")
         self.roles.use(piece)
         if isinstance(piece, MetricRef):
-            return Measure(func, formula=piece.formula)
+            return Measure(func, formula=piece.formula, pos=pos, source=piece)
         assert isinstance(piece, ColumnRef)
         column = pick_column(piece, self._scope(), self.catalog, numeric=True)
         if column is None:
             raise CannotAnswer(f"'{piece.text}' 는 숫자 컬럼이 아닙니다 (not a numeric column).")
-        return Measure(func, column=column)
+        return Measure(func, column=column, pos=pos, source=piece)
 
     def _most_of(self) -> Measure | None:
         """'the most orders', '리뷰가 가장 많이': a superlative of amount counts the named rows."""
@@ -174,6 +199,7 @@ class Planner:
         plan.need(table)
         op = "<>" if ref.negated else "="
         plan.where.append(compare(table, column, op, hit.value))
+        self.where_pos[id(plan.where[-1])] = ref.start
         self.links.append((ref.text, table, column, hit.value))
         self.features.add("code_value")
 
@@ -203,8 +229,24 @@ class Planner:
             if c is not None:
                 self.roles.use(p)
                 return c
+        if c := self._column_by_unit(unit):
+            return c
         raise CannotAnswer("비교 조건(이상/이하 등)이 어느 컬럼에 대한 것인지 찾지 못했습니다 "
                            "(could not tell which column the comparison is about).")
+
+    def _column_by_unit(self, unit: str) -> ColumnWords | None:
+        """'100만원 넘는 상품': no column named, but the unit is; the one column documented in that
+        unit ("정가 (원)") of the table asked about is meant. Two such columns: no guess."""
+        if not unit:
+            return None
+        pattern = re.compile(rf"\([^)]*{re.escape(unit)}[^)]*\)")
+        for table in self._scope()[:1]:
+            found = [c for c in self.catalog.tables[table].columns
+                     if c.is_numeric and not c.primary_key and pattern.search(c.comment)]
+            if len(found) == 1:
+                self.notes.append(f"'{unit}' 단위 → {table}.{found[0].name} (컬럼 주석의 단위 / unit in the comment)")
+                return found[0]
+        return None
 
     def date_column(self, plan: QueryPlan) -> ColumnWords:
         for p in self.roles.columns:
@@ -225,19 +267,49 @@ class Planner:
         raise CannotAnswer("날짜 조건을 걸 날짜 컬럼이 없습니다 (no date column for the date condition).")
 
     def date_filter(self, plan: QueryPlan) -> None:
-        if self.frame.date is None:
+        d = self.frame.date
+        if d is None:
             return
-        c = self.date_column(plan)
-        anchor = self.anchor(c) if self.frame.date.relative else None
-        if self.frame.date.relative and anchor is None:
+        c = self._birth_column(plan) if d.column_hint == "birth" else self.date_column(plan)
+        if d.hour is not None:
+            self._hour_filter(plan, c, *d.hour)
+        if not d.has_period:
+            return
+        anchor = self.anchor(c) if d.relative else None
+        if d.relative and anchor is None:
             raise CannotAnswer(f"{c.table}.{c.name} 에 데이터가 없어 상대 날짜의 기준일을 정할 수 없습니다.")
-        start, end, label = self.frame.date.resolve(anchor or date.today())
-        plan.where.extend(date_range(c, start, end))
+        start, end, label = d.resolve(anchor or date.today())
+        bounds = date_range(c, start, end)
+        plan.where.extend(bounds)
+        self.period_filters.extend(bounds)
         note = f"기간 {label} → {c.table}.{c.name}"
         if anchor is not None:
             note += f" (상대 날짜는 데이터의 마지막 날짜 {anchor} 기준 / relative to the data's latest date)"
         self.notes.append(note)
         self.features.add("date_range")
+
+    def _birth_column(self, plan: QueryPlan) -> ColumnWords:
+        """'1990년대생' is about a birth date, never about the table's usual event date."""
+        tables = [plan.fact, *plan.tables]
+        tables += sorted((t for t in self.catalog.tables if t not in tables),
+                         key=lambda t: self.catalog.distance(plan.fact, t))
+        for t in tables:
+            births = [c for c in self.catalog.tables[t].columns if c.is_date and "birth" in c.words]
+            if births:
+                plan.need(t)
+                return births[0]
+        raise CannotAnswer("출생 연도 조건을 걸 생년월일 컬럼이 없습니다 (no birth-date column for the birth year).")
+
+    def _hour_filter(self, plan: QueryPlan, c: ColumnWords, side: str, hour: int) -> None:
+        """'after 3pm' needs a time of day: refuse on a DATE column rather than drop the condition."""
+        if "time" not in c.type.lower() and "timestamp" not in c.type.lower():
+            raise CannotAnswer(f"시각 조건({hour}시)을 적용할 시간 컬럼이 없습니다; {c.table}.{c.name} 은 날짜만 "
+                               f"담습니다 (no time-of-day column for the hour condition).")
+        text = exp.Cast(this=col(c.table, c.name), to=exp.DataType.build("TEXT"))
+        hh = exp.Substring(this=text, start=exp.Literal.number(12), length=exp.Literal.number(2))
+        op = {"since": exp.GTE, "before": exp.LT}.get(side, exp.EQ)
+        plan.where.append(op(this=hh, expression=exp.Literal.string(f"{hour:02d}")))
+        self.notes.append(f"시각 {hour}시 ({side}) → {c.table}.{c.name}")
 
     def formula_sql(self, plan: QueryPlan, formula: Formula) -> exp.Expr:
         expression: exp.Expr = exp.maybe_parse(formula.expression, dialect="postgres")
@@ -256,6 +328,9 @@ class Planner:
         return expression
 
     def measure_sql(self, plan: QueryPlan, m: Measure, fact: str) -> exp.Expr:
+        if m.func == "count" and m.distinct_column is not None:
+            plan.need(m.distinct_column.table)
+            return exp.Count(this=exp.Distinct(expressions=[col(m.distinct_column.table, m.distinct_column.name)]))
         if m.func == "count":
             table = m.count_table or fact
             pk = self.catalog.tables[table].primary_key
@@ -278,13 +353,30 @@ class Planner:
         return keys or [col(table, c.name) for c in t.columns]
 
     def ratio_select(self, plan: QueryPlan) -> None:
-        """Share of rows meeting the filters: the filters move from WHERE into the numerator."""
-        if not plan.where:
+        """Share of rows meeting the filters: the filters move from WHERE into the numerator.
+
+        The period ("2024년 주문 중") and filters said before "중" / after "among" stay in WHERE:
+        they define the rows the share is taken over. With several conditions and no such word
+        the base is ambiguous ("VIP 여성 고객 비율"), so we refuse rather than pick one reading.
+        """
+        span = self.frame.base_span
+        base = [w for w in plan.where if any(w is p for p in self.period_filters) or (
+            span is not None and span[0] <= self.where_pos.get(id(w), -1) < span[1])]
+        share_of = [w for w in plan.where if not any(w is b for b in base)]
+        if not share_of:
             raise CannotAnswer("비율을 구할 조건을 찾지 못했습니다 (no condition to take the share of).")
-        cond = exp.and_(*plan.where)
-        plan.where = []
+        if len(share_of) > 1 and span is None:
+            raise CannotAnswer("여러 조건 중 어느 것이 비율의 분모(전체)인지 알 수 없습니다; 'A 중 B 비율'처럼 "
+                               "물어봐 주세요 (ambiguous base of the share: say 'among A, the share of B').")
+        cond = exp.and_(*share_of)
+        plan.where = base
         hit = exp.Case(ifs=[exp.If(this=cond, true=literal(1))], default=literal(0))
-        share = exp.Div(this=exp.Cast(this=exp.Sum(this=hit), to=exp.DataType.build("FLOAT")),
-                        expression=exp.Count(this=exp.Star()))
-        plan.add_select(share, "share")
+        if self.frame.percent:
+            share: exp.Expr = exp.Div(this=exp.Mul(this=exp.Literal.number("100.0"), expression=exp.Sum(this=hit)),
+                                      expression=exp.Count(this=exp.Star()))
+            plan.add_select(share, "percentage")
+        else:
+            share = exp.Div(this=exp.Cast(this=exp.Sum(this=hit), to=exp.DataType.build("FLOAT")),
+                            expression=exp.Count(this=exp.Star()))
+            plan.add_select(share, "share")
         self.features.add("ratio")

@@ -85,8 +85,8 @@ class ValueIndex:
     def lookup(self, phrase: str) -> list[ValueHit]:
         """All places the phrase names a value, best first; prefix matches only for 2+ syllables."""
         key = norm(phrase)
-        if not key or key.isdigit():
-            return []
+        if not key or key.isdigit() or (key.isascii() and len(key) < 2):
+            return []  # a lone Latin letter ("s" of "5001's", "a") is never evidence of a code
         forms = {norm(f) for f in word_forms(phrase)} | {key}
         hits: list[ValueHit] = []
         for label_norm, table, column, value, label in self.entries:
