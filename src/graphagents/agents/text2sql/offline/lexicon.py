@@ -8,12 +8,10 @@ plain tuples so that a reviewer can see exactly which words trigger which SQL co
 from __future__ import annotations
 
 import re
-import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from kiwipiepy import Kiwi
+from ....korean import get_kiwi
 
 __all__ = [
     "AggFunc",
@@ -25,22 +23,6 @@ __all__ = [
 ]
 
 AggFunc = Literal["count", "sum", "avg", "max", "min"]
-
-_kiwi: Kiwi | None = None
-_kiwi_lock = threading.Lock()
-
-
-def _get_kiwi() -> Kiwi:
-    """Kiwi takes seconds to load its model, so one instance serves the whole process."""
-    global _kiwi
-    if _kiwi is None:
-        with _kiwi_lock:
-            if _kiwi is None:
-                from kiwipiepy import Kiwi
-
-                _kiwi = Kiwi()
-    return _kiwi
-
 
 @dataclass(frozen=True)
 class Tok:
@@ -58,7 +40,7 @@ def is_hangul(text: str) -> bool:
 
 def korean_tokens(text: str) -> list[Tok]:
     out = []
-    for t in _get_kiwi().tokenize(text):
+    for t in get_kiwi().tokenize(text):
         tag = t.tag.split("-")[0]
         out.append(Tok(t.form, tag, t.start, t.start + t.len))
     return out
