@@ -33,6 +33,26 @@ def compact(text: str) -> str:
     return _PUNCT.sub("", normalize(text))
 
 
+_HOLD_ON = re.compile(r"잠깐|잠시만|잠시요|글쎄|생각(?:좀|해볼|해보|할시간)|고민(?:좀|해볼|해보|중)|모르겠")
+_INTERJECTION = re.compile(r"(?:어+|음+|으+음|흠+|저+|그+|에+|엄+)")
+
+
+def is_hesitation(text: str) -> bool:
+    """"어...", "음", "잠깐만요", "글쎄요": the user has not answered yet, so it is neither yes nor no.
+
+    A bare "어" is a casual yes in Korean, but trailing off ("어...") or a hold-on phrase is not.
+    """
+    stripped = normalize(text)
+    c = compact(stripped)
+    if not c:
+        return False
+    if _HOLD_ON.search(c):
+        return True
+    if _INTERJECTION.fullmatch(c):
+        return c[0] != "어" or stripped.endswith(("..", "…", "~"))
+    return False
+
+
 def is_hangul(ch: str) -> bool:
     return "\uac00" <= ch <= "\ud7a3"
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ._text import compact, find_labels, prepare
+from ._text import compact, find_labels, is_hesitation, prepare
 from .morph import tokenize
 from .slots import SlotSpec, SlotValue, extract_value
 
@@ -57,7 +57,7 @@ _CORRECTION = re.compile(
     r"^(?:아니|아뇨|아녀|아닙|노노|ㄴㄴ|no(?![a-z]))|아니요|아니에요|아닙니다|아닌데|아니라|아니고|"
     r"틀렸|틀려|틀린|틀리|잘못|수정|변경|바꿔|바꾸|바꿀|바뀌|바뀐|바꿨|고쳐|고치|고칠|정정|"
     r"다르|달라|다릅|오타|안맞|맞지않|맞지는않|말고|그게아니|예전|옛날|이상해|이상한데|"
-    r"다시(?:알려드|말씀드|말할|입력|불러드|얘기할|할게|쓸게|적을)"
+    r"다시(?:알려드|말씀드|말할|입력|불러드|얘기할|할게|쓸게|적을|설정|정할|고를|선택|할래|하고싶)"
 )
 _CONFIRM = re.compile(
     r"^(?:네|예|넵|넹|넴|응|웅|ㅇㅇ|ㅇㅋ|오케이|ok|okay|yes|yep|맞|좋|그래|그럼|확인|어$)|"
@@ -78,7 +78,7 @@ def _as_field(spec: SlotSpec | FieldInfo) -> FieldInfo:
 
 def _cues(text: str) -> tuple[bool, bool]:
     """(confirms, corrects) for a span of text; "수정할 거 없어요" confirms."""
-    c = compact(text)
+    c = re.sub(r"^어+(?=.)", "", compact(text))  # "어 그래" / "어 맞아요": a leading 어 is a casual yes
     if not c:
         return False, False
     no_change = bool(_NO_CHANGE.search(c))
@@ -159,6 +159,8 @@ def classify_confirmation(
     ``current`` holds the values being confirmed; a "correction" equal to one of them is a restatement.
     """
     text = prepare(text)
+    if is_hesitation(text):
+        return ConfirmationResult("unclear")
     infos = {key: _as_field(spec) for key, spec in fields.items()}
     current = current or {}
     confirms, corrects = _cues(text)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from ._text import compact, normalize
+from ._text import compact, is_hesitation, normalize
 from .morph import tokenize
 from .repair import classify_repair
 
@@ -90,7 +90,7 @@ def classify_yes_no(text: str) -> YesNo | None:
     """"yes", "no", or None when ``text`` is no answer (a question, a repair request, small talk)."""
     norm = _FILLER.sub("", normalize(text))
     c = compact(norm)
-    if not c or classify_repair(text, expecting_yes_no=True) is not None:
+    if not c or is_hesitation(text) or classify_repair(text, expecting_yes_no=True) is not None:
         return None
     if _is_question(norm, c) and not _NEG_START.match(c):
         return None
