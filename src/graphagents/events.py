@@ -97,21 +97,6 @@ class ErrorEvent(Event):
     code: str = "error"
 
 
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.type: cls
-    for cls in (
-        TokenEvent,
-        StepEvent,
-        ToolCallEvent,
-        ToolResultEvent,
-        DecisionEvent,
-        StateUpdateEvent,
-        FinalEvent,
-        ErrorEvent,
-    )
-}
-
-
 def emit(event: Event) -> None:
     """Send an event to whoever is streaming the current run; a no-op outside a run."""
     try:

@@ -68,7 +68,6 @@ class Agent:
             allowed = ", ".join(sorted(spec.options_help)) or "none"
             raise ConfigError(f"agent {spec.name!r} has no option {sorted(unknown)[0]!r}; options: {allowed}")
         self.options = dict(options)
-        self.llm_name = llm if isinstance(llm, str) else (type(llm).__name__ if llm else self.settings.llm)
         self.llm = load_chat_model(llm if llm is not None else self.settings.llm)
         self.checkpointer = resources.checkpointer_for(checkpoint_url or self.settings.resolved_checkpoint_url)
         self.sessions = resources.session_store_for(self.settings.resolved_database_url)

@@ -11,8 +11,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -147,12 +146,3 @@ class SessionStore:
             return None
         options, created_at = rows[0]
         return SessionRecord(agent, session_id, json.loads(options), float(created_at))
-
-
-@contextmanager
-def temporary_database(url: str) -> Iterator[Database]:
-    db = open_database(url)
-    try:
-        yield db
-    finally:
-        db.close()
