@@ -151,7 +151,8 @@ class Engine:
         focus = asked if st.stage_type == "collection" else (narrowed if len(narrowed) < len(fields) else [])
         if repair in ("help", "repeat", "handoff"):
             return Interpretation(repair)
-        found = self.nlu.extract(text, fields, focus, sc, w.slots, question=w.question)
+        extra = self.volunteerable(w, st)
+        found = self.nlu.extract(text, fields, focus, sc, w.slots, question=w.question, extra=extra)
         if found:  # "해외 IP 차단은 안 할래요" answers the question; it does not cancel
             return Interpretation("inform", found, list(found))
         if repair is not None:
@@ -159,6 +160,30 @@ class Engine:
         if st.stage_type == "correction" and self.nlu.keeps_values(text):
             return Interpretation("keep")
         return Interpretation("unclear")
+
+    def volunteerable(self, w: Work, st: Stage) -> list[str]:
+        """Slots of later collection stages a user may give ahead at a yes/no question.
+
+        "평생계좌번호 쓸게요 그리고 인터넷뱅킹도 신청해 주세요": the later question is then skipped
+        (its confirmation group still confirms it)."""
+        sc = self.sc
+        if st.stage_type != "collection" or not any(
+                sc.slots[k].type == "boolean" for k in flow.missing_batch(sc, st, w)):
+            return []
+        seen, todo = {st.id}, list(st.next_ids())
+        out: list[str] = []
+        while todo:
+            sid = todo.pop(0)
+            if sid == END or sid in seen or sid not in sc.stages:
+                continue
+            seen.add(sid)
+            nxt = sc.stages[sid]
+            if nxt.stage_type == "correction":
+                continue
+            if nxt.stage_type == "collection":
+                out.extend(k for k in nxt.keys if k not in st.keys and k not in out)
+            todo.extend(nxt.next_ids())
+        return out
 
     def handle(self, w: Work, text: str) -> None:
         w.bump("turns")
@@ -289,7 +314,7 @@ class Engine:
         sc = self.sc
         fields = flow.stage_fields(sc, st, w)
         batch = flow.missing_batch(sc, st, w)
-        set_keys, reasons = self._apply(w, meaning.values, fields)
+        set_keys, reasons = self._apply(w, meaning.values, [*fields, *self.volunteerable(w, st)])
         if not set_keys and not reasons:
             for key in batch:
                 w.retries[key] = w.retries.get(key, 0) + 1

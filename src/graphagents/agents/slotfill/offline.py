@@ -14,8 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .nlu import SlotSpec, classify_repair, classify_yes_no, extract_slots, find_phones
+from .flow import applicable
+from .nlu import SlotSpec, classify_repair, classify_yes_no, extract_slots, find_phones, match_enum
 from .nlu import classify_confirmation as nlu_confirmation
+from .nlu._text import find_labels
 from .scenario import Scenario, SlotDef
 
 _CONTRAST = re.compile(r"아니라|아니고|말고|대신|아닌|에서\s*\S*?(?:으로|로)\s*(?:바꿔|변경|수정)")
@@ -75,11 +77,85 @@ def slot_spec(sc: Scenario, key: str) -> SlotSpec:
     return SlotSpec(key, _NLU_TYPES.get(slot.type, slot.type), tuple(mentions(slot)), choices)  # type: ignore[arg-type]
 
 
-def extract(text: str, keys: list[str], focus: list[str], sc: Scenario, slots: Mapping[str, Any]) -> dict[str, Any]:
+def extract(text: str, keys: list[str], focus: list[str], sc: Scenario, slots: Mapping[str, Any],
+            extra: Sequence[str] = ()) -> dict[str, Any]:
     """Candidate values (not yet validated) for ``keys``; ``focus`` are the slots just asked.
 
     A bare "네"/"아니요" answers only the yes/no slots just asked, never every boolean the stage
-    accepts: at the summary's correction stage "아니요" must not switch all the alerts off."""
+    accepts: at the summary's correction stage "아니요" must not switch all the alerts off.
+
+    ``extra`` are slots of later stages the user may volunteer ("평생계좌 쓸게요 그리고 인터넷뱅킹도
+    신청해 주세요"): they count only when named, or (a closed choice) given by one of their values,
+    and only when applicable with what this answer sets."""
+    extra = [k for k in extra if k not in keys]
+    volunteered = _volunteer_candidates(text, keys, extra, sc)
+    found = _extract(text, [*keys, *volunteered], focus, sc, slots)
+    if not volunteered:
+        return found
+    given = [k for k in volunteered if k in found]
+    if not given:  # nothing usable volunteered: read the answer as if only the question were asked
+        return _extract(text, keys, focus, sc, slots)
+    missing = [k for k in focus if k not in found and sc.slots[k].type == "boolean"]
+    if missing:
+        # "네 하고 보안매체는 모바일OTP로 할게요": the yes/no before the volunteered part answers the question.
+        start = min(s for s, _, _ in _evidence(text, given, [*keys, *extra], sc))
+        answer = classify_yes_no(normalize(text)[:start])
+        if answer is not None:
+            for key in missing:
+                found[key] = answer == "yes"
+    _check_volunteered_booleans(text, [k for k in given if sc.slots[k].type == "boolean"], keys + extra, sc, found)
+    for key in [k for k in given if not applicable(sc, k, {**slots, **found})]:
+        del found[key]  # 보안매체 given while internet banking is declined (or not yet accepted)
+    if not any(k in found for k in given):
+        return _extract(text, keys, focus, sc, slots)
+    return found
+
+
+def _check_volunteered_booleans(text: str, given: list[str], all_keys: list[str], sc: Scenario,
+                                found: dict[str, Any]) -> None:
+    """A volunteered yes/no must be what its own words say, from its name to the next slot named:
+    in "아니요 모바일뱅킹은 할게요" the 아니요 answers the question asked, not internet banking."""
+    low = normalize(text)
+    spans = mention_spans(text, all_keys, sc)
+    for key in given:
+        own = [sp for sp in spans if sp[2] == key]
+        start = own[0][0] if own else 0
+        end = next((s for s, _, k in spans if s > start and k != key), len(low))
+        answer = classify_yes_no(low[start:end])
+        if answer is None or (answer == "yes") != found.get(key):
+            del found[key]
+
+
+def _evidence(text: str, keys: list[str], all_keys: list[str], sc: Scenario) -> list[tuple[int, int, str]]:
+    """Spans (in ``normalize(text)``) that name ``keys`` or give one of their enum values."""
+    low = normalize(text)
+    spans = [sp for sp in mention_spans(text, all_keys, sc) if sp[2] in keys]
+    for key in keys:
+        slot = sc.slots[key]
+        if slot.type == "enum":
+            words = [w for c in slot.choices for w in (c, *slot.synonyms.get(c, []))]
+            spans.extend((s, e, key) for s, e in find_labels(low, words))
+    return spans or [(len(low), len(low), "")]
+
+
+def _volunteer_candidates(text: str, keys: list[str], extra: list[str], sc: Scenario) -> list[str]:
+    if not extra:
+        return []
+    named = set(mentioned_fields(text, [*keys, *extra], sc))
+    out = [k for k in extra if k in named]
+    low = normalize(text)
+    chars = list(low)
+    for s, e, _ in mention_spans(text, [*keys, *extra], sc):  # "모바일뱅킹" names a slot, it is no 모바일OTP
+        chars[s:e] = " " * (e - s)
+    rest = "".join(chars)
+    for key in extra:
+        slot = sc.slots[key]
+        if key not in out and slot.type == "enum" and match_enum(rest, slot_spec(sc, key).choices or {}):
+            out.append(key)
+    return out
+
+
+def _extract(text: str, keys: list[str], focus: list[str], sc: Scenario, slots: Mapping[str, Any]) -> dict[str, Any]:
     named = set(mentioned_fields(text, keys, sc))
     focus_bools = [k for k in focus if sc.slots[k].type == "boolean"]
     wanted = [k for k in [*focus, *keys] if sc.slots[k].type != "boolean" or k in named or k in focus_bools]
@@ -91,8 +167,30 @@ def extract(text: str, keys: list[str], focus: list[str], sc: Scenario, slots: M
         fresh = [p for p in phones if p != slots.get(key)]
         if len(phones) > 1 and fresh and _CONTRAST.search(text):
             found[key] = fresh[-1]
+    bools = [k for k in keys if sc.slots[k].type == "boolean"]
     _boolean_fixes(text, [k for k in wanted if sc.slots[k].type == "boolean"], sc, found)
+    _blanket(text, bools, named, sc, found)
     return found
+
+
+# "전부 다 꺼주세요", "다 끌게요", "알림 전부 필요 없어요", "모두 켜 주세요"
+_BLANKET = re.compile(r"(?<![가-힣])(?:전부|모두|몽땅|싹|전체|모든|다|죄다|다들)(?:다|들|요|를|은|는|다요)?(?![가-힣])")
+
+
+def _blanket(text: str, bools: list[str], named: set[str], sc: Scenario, found: dict[str, Any]) -> None:
+    """One answer for every yes/no item of a group (the alerts), at its collection or correction.
+
+    Only when the stage's yes/no items are one group (never at the summary, where "다" cannot
+    mean every setting at once) and the user names none of them."""
+    groups = {sc.group_of(k) for k in bools}
+    if len(bools) < 2 or len(groups) != 1 or None in groups or named & set(bools):
+        return
+    if not _BLANKET.search(normalize(text)):
+        return
+    answer = classify_yes_no(text)
+    if answer is not None:
+        for key in bools:
+            found.setdefault(key, answer == "yes")
 
 
 _OFF = re.compile(r"^\s*(?:은|는|도|을|를)?\s*(?:빼|제외|끄|꺼|해지|없애|지워)")

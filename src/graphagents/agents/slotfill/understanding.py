@@ -8,7 +8,7 @@ the gaps. Every value is validated by the engine afterwards, like any other.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
@@ -71,8 +71,10 @@ class Understanding:
         return offline.mentioned_fields(text, keys, sc)
 
     def extract(self, text: str, keys: list[str], focus: list[str], sc: Scenario,
-                slots: Mapping[str, Any], question: str = "") -> dict[str, Any]:
-        found = offline.extract(text, keys, focus, sc, slots)
+                slots: Mapping[str, Any], question: str = "", extra: Sequence[str] = ()) -> dict[str, Any]:
+        """Values for ``keys``; ``extra`` (slots of later stages) only when the user plainly gives them
+        (offline rules: named, or a closed-choice value); the model is never asked for them."""
+        found = offline.extract(text, keys, focus, sc, slots, extra)
         if self.llm is None or not keys or (focus and all(k in found for k in focus)):
             return found  # nothing left for a model to add to what was asked
         try:

@@ -4,7 +4,9 @@ Matching runs on spacing-free, casefolded text, so "모바일 OTP", "모바일ot
 all hit the synonym "모바일오티피". A match inside a longer match is ignored ("OTP" inside
 "모바일 OTP"), a choice the user turns down is ignored ("보안카드 말고 OTP"), and among what is left
 the last mention wins, because Korean answers put the decision at the end ("OTP랑 보안카드 중에
-보안카드요").
+보안카드요"). The exception is a choice that refines another (모바일OTP is a kind of OTP): when
+both are mentioned in one phrase, with no correction between them, the specific one wins
+("스마트폰 앱으로 하는 OTP" is 모바일OTP).
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ _REJECTED_AFTER = re.compile(
     r"안|않|싫|필요없|없|별로|못)"
 )
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
+# Between a specific and a generic mention, these mean the user moved from one to the other.
+_SWITCH = re.compile(r"아니|말고|말구|대신|정정|빼고|제외|아차|그냥|중에|중엔|둘중|보다")
+_SAME_PHRASE = 12  # spacing-free characters: "스마트폰앱으로하는otp" is one noun phrase
 
 
 def _occurrences(haystack: str, key: str) -> list[tuple[int, int]]:
@@ -34,6 +39,23 @@ def _occurrences(haystack: str, key: str) -> list[tuple[int, int]]:
                 continue
         spans.append((m.start(), m.end()))
     return spans
+
+
+def _refines(specific: str, generic: str) -> bool:
+    """모바일OTP refines OTP: the generic value's name is part of the specific one's."""
+    a, b = compact(specific), compact(generic)
+    return a != b and b in a
+
+
+def _refined(m: tuple[int, int, str], kept: list[tuple[int, int, str]], haystack: str) -> bool:
+    """True when a mention of a more specific choice sits in the same phrase as generic ``m``."""
+    for o in kept:
+        if not _refines(o[2], m[2]):
+            continue
+        lo, hi = (o[1], m[0]) if o[0] < m[0] else (m[1], o[0])
+        if hi - lo <= _SAME_PHRASE and not _SWITCH.search(haystack[lo:hi]):
+            return True
+    return False
 
 
 def match_enum(text: str, choices: Mapping[str, Sequence[str]]) -> str | None:
@@ -57,4 +79,5 @@ def match_enum(text: str, choices: Mapping[str, Sequence[str]]) -> str | None:
     kept = [m for m in maximal if not _REJECTED_AFTER.match(haystack, m[1])]
     if not kept:
         return None
+    kept = [m for m in kept if not _refined(m, kept, haystack)]
     return max(kept, key=lambda m: (m[0], m[1] - m[0]))[2]

@@ -17,7 +17,7 @@ from ._text import compact, find_labels, prepare
 from .enums import match_enum
 from .morph import split_clauses
 from .names import extract_person_name
-from .numbers import find_krw_amounts
+from .numbers import AmountMatch, find_krw_amounts
 from .phone import extract_phone, find_phones
 from .yesno import classify_yes_no
 
@@ -33,6 +33,9 @@ _CUE_GROUPS = (
 )
 _EXCEPT_AFTER = re.compile(r"^\s*(?:은|는)?\s*(?:만)?\s*(?:빼고|말고|제외하고|제외|빼구)")
 _ALL_WORDS = re.compile(r"다|모두|전부|둘다|셋다|나머지|다른건|다른거|전체|싹다|모든")
+# A self-correction between two values of one slot: "삼백만... 아니 오백만원", "010-1111-2222 아니
+# 010-3333-4444", "300만원 말고 500만원". "아니면" (or) is an alternative, not a correction.
+_SELF_CORRECTION = re.compile(r"아니(?!면)|말고|말구|정정|대신|잘못\s*말|아\s*참|아차")
 _TEXT_TRIM = re.compile(r"^(?:은|는|이|가|을|를|:|=)?\s*|\s*(?:입니다|이에요|예요|에요|이요|요)?[.!?\s]*$")
 
 
@@ -56,14 +59,43 @@ class SlotSpec:
             raise TypeError(f"SlotSpec {self.key!r}: labels must be a tuple of strings, not one string")
 
 
+def retract_corrected(text: str, spans: Sequence[tuple[int, int]],
+                      cues: Sequence[tuple[int, int]] = ()) -> list[int]:
+    """Indices of the values in ``spans`` (reading order) that the user did not take back.
+
+    A value followed by a correction marker and then another value, with no cue word naming a
+    different slot in between, is replaced by the later one: "1회 삼백만... 아니 오백만원" means
+    500만원, "010-1111-2222 아니 010-3333-4444" the second number."""
+    kept = []
+    for i, (_, end) in enumerate(spans):
+        if i + 1 < len(spans):
+            nxt = spans[i + 1][0]
+            between = text[end:nxt]
+            if _SELF_CORRECTION.search(between) and not any(end <= a and b <= nxt for a, b in cues):
+                continue
+        kept.append(i)
+    return kept
+
+
+def _meant_phones(text: str) -> list[str]:
+    found = find_phones(text)
+    return [found[i].number for i in retract_corrected(text, [(m.start, m.end) for m in found])]
+
+
+def _meant_amounts(text: str, cues: Sequence[tuple[int, int]] = ()) -> list[AmountMatch]:
+    found = find_krw_amounts(text)
+    return [found[i] for i in retract_corrected(text, [(m.start, m.end) for m in found], cues)]
+
+
 def extract_value(spec: SlotSpec, text: str) -> SlotValue | None:
     """The value of one slot in ``text``, using the extractor for its type."""
     if spec.type == "person_name":
         return extract_person_name(text)
     if spec.type == "phone":
-        return extract_phone(text)
+        phones = _meant_phones(prepare(text))
+        return phones[0] if len(phones) == 1 else extract_phone(text)
     if spec.type == "amount_krw":
-        found = find_krw_amounts(prepare(text))
+        found = _meant_amounts(prepare(text))
         return found[0].value if found else None
     if spec.type == "enum":
         return match_enum(text, spec.choices or {})
@@ -97,7 +129,6 @@ def _cues(spec: SlotSpec) -> tuple[str, ...]:
 
 
 def _assign_amounts(text: str, specs: list[SlotSpec], out: dict[str, SlotValue]) -> None:
-    amounts = find_krw_amounts(text)
     cue_spans: list[tuple[int, int, str]] = []
     for spec in specs:
         cue_spans.extend((s, e, spec.key) for s, e in find_labels(text, _cues(spec)))
@@ -106,6 +137,7 @@ def _assign_amounts(text: str, specs: list[SlotSpec], out: dict[str, SlotValue])
     for s, e, key in cue_spans:
         keys_at.setdefault((s, e), set()).add(key)
     cue_spans = [c for c in cue_spans if len(keys_at[(c[0], c[1])]) == 1]
+    amounts = _meant_amounts(text, [(s, e) for s, e, _ in cue_spans])
     unassigned = []
     for i, amount in enumerate(amounts):
         prev_end = amounts[i - 1].end if i else 0
@@ -177,7 +209,7 @@ def extract_slots(text: str, wanted: Sequence[SlotSpec]) -> dict[str, SlotValue]
     by_type: dict[str, list[SlotSpec]] = {}
     for spec in wanted:
         by_type.setdefault(spec.type, []).append(spec)
-    phones = [m.number for m in find_phones(text)]
+    phones = _meant_phones(text)
     for spec in by_type.get("phone", []):
         if phones:
             out[spec.key] = phones.pop(0)

@@ -24,7 +24,8 @@ __all__ = ["YesNo", "classify_yes_no", "has_affirmation", "has_negation"]
 
 YesNo = Literal["yes", "no"]
 
-_FILLER = re.compile(r"^(?:아+|음+|으음|흠+|저기요?|저|에|엄|그|그게)[\s,.…]+")
+# A trailing-off "어..." is hesitation, not the casual yes "어": "어... 모바일OTP로요" answers nothing yet.
+_FILLER = re.compile(r"^(?:아+|음+|으음|흠+|저기요?|저|에|엄|그|그게|어+(?=\s*(?:\.\.|…)))[\s,.…]+")
 # "상관없어요", "문제없어요" contain 없 but are not refusals.
 _NEUTRAL = re.compile(
     r"(?:상관|문제|이상|지장|걱정|불만|빠짐)(?:이|은|는|가|도)?없(?:어요|습니다|어|죠|네요|음|이|는데요?|고)?"
