@@ -113,3 +113,15 @@ def test_self_correction_at_collection_and_confirmation() -> None:
         "specific_correction", {"transfer_limit_per_time": 5_000_000})
     assert read("confirm_basic_info", "번호 틀렸어요 010-1111-2222 아니 010-3333-4444", BASIC) == (
         "specific_correction", {"customer_phone": "010-3333-4444"})
+
+
+def test_a_short_mention_does_not_volunteer_a_later_yes_no_item() -> None:
+    import graphagents as ga
+
+    s = ga.load("slotfill").session()
+    for text in ["안녕하세요", "네"]:
+        s.send(text)
+    reply = s.send("해외 송금도 할 거라 네")
+    assert reply.state["slots"]["use_lifelong_account"] is True
+    assert "overseas_ip_restriction" not in reply.state["slots"]
+    assert reply.state["stage"] == "ask_internet_banking"

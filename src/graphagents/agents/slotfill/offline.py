@@ -142,7 +142,10 @@ def _volunteer_candidates(text: str, keys: list[str], extra: list[str], sc: Scen
     if not extra:
         return []
     named = set(mentioned_fields(text, [*keys, *extra], sc))
-    out = [k for k in extra if k in named]
+    # A later yes/no item counts only when the user names it in full: "해외 송금도 할 거라 네" is no
+    # request for overseas IP blocking, whatever the item's short mentions ("해외") match at its own stage.
+    out = [k for k in extra
+           if k in named and (sc.slots[k].type != "boolean" or find_labels(text, (sc.slots[k].label,)))]
     low = normalize(text)
     chars = list(low)
     for s, e, _ in mention_spans(text, [*keys, *extra], sc):  # "모바일뱅킹" names a slot, it is no 모바일OTP
