@@ -1,8 +1,10 @@
-"""Graph nodes of the ReAct loop: prepare -> think -> act -> ... -> finish.
+"""Graph nodes of the ReAct loop: prepare -> think -> [confirm ->] act -> ... -> finish.
 
-``think`` asks the model (or the offline brain) for one XML step and streams its reasoning and
-user_facing sections as tokens; ``act`` applies the policy, runs the tool and turns the result
-into an observation. Every failure ends the turn cleanly with a status and a reply.
+``think`` asks the model (or the offline brain) for one XML step, streams its reasoning and
+user_facing sections as tokens and applies the policy, so ``pending`` is the call that will really
+run (what confirm mode shows the user); ``confirm`` (only with ``confirm_steps``) asks the user;
+``act`` re-checks the policy, runs the tool and turns the result into an observation. Every
+failure ends the turn cleanly with a status and a reply.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from graphagents.events import DecisionEvent, ErrorEvent, TokenEvent, ToolCallEvent, ToolResultEvent, emit
+from graphagents.llm.context_cache import prompt_caching_for
 from graphagents.llm.xml_protocol import (
     REPRINT_PROMPT,
     ParseOutcome,
@@ -28,6 +31,7 @@ from graphagents.llm.xml_stream import StreamingXmlSectionsExtractor
 
 from . import prompts
 from .agent_context import AgentContext
+from .confirm import ConfirmMode, confirm_step, needs_confirmation
 from .policy import maybe_rewrite_tool_call_for_policy
 from .state import SQL_TOOLS, ReactSessionState, Text2SqlState, fresh_turn
 from .tools import ToolContext, execute_tool
@@ -57,10 +61,14 @@ def _clean(text: str) -> str:
 
 
 class Nodes:
-    def __init__(self, agent: AgentContext, llm: BaseChatModel | None, brain: Brain | None) -> None:
+    def __init__(self, agent: AgentContext, llm: BaseChatModel | None, brain: Brain | None,
+                 confirm_steps: ConfirmMode = "off") -> None:
         self.agent = agent
         self.llm = llm
         self.brain = brain
+        self.confirm_steps = confirm_steps
+        # The long XML system prompt is the same every step: let providers that can cache it do so.
+        self.prompt_caching = prompt_caching_for(llm) if llm is not None else None
 
     # ------------------------------------------------------------------ prepare
     def prepare(self, state: Text2SqlState) -> dict[str, Any]:
@@ -112,7 +120,10 @@ class Nodes:
             return parse_with_repair(text)
         llm = self.llm
         messages = self._messages(state, react)
-        text = self._stream_text(lambda: (_text(c.content) for c in llm.stream(messages)), 0.05)
+        kwargs: dict[str, Any] = {}
+        if self.prompt_caching is not None:
+            messages, kwargs = self.prompt_caching.prepare(messages)
+        text = self._stream_text(lambda: (_text(c.content) for c in llm.stream(messages, **kwargs)), 0.05)
 
         def reprint(bad: str) -> str:
             return _text(llm.invoke([HumanMessage(REPRINT_PROMPT.format(response=bad))]).content)
@@ -143,9 +154,23 @@ class Nodes:
                     "transcript": [*state.get("transcript", []), entry]}
         if step.tool_call is None:
             return {"status": "answered", "answer": step.user_facing, "pending": None}
-        pending = {"name": step.tool_call.name, "parameters": dict(step.tool_call.parameters),
-                   "reasoning": step.reasoning, "user_facing": step.user_facing, "raw": step.raw or ""}
-        return {"pending": pending}
+        update: dict[str, Any] = {}
+        rewrite = maybe_rewrite_tool_call_for_policy(step=step, state=react, question=state["question"],
+                                                     sql_key=self.agent.sql_key)
+        if rewrite:
+            emit(DecisionEvent("policy_rewrite", rewrite["to"], rewrite["reason"], dict(rewrite)))
+            update["rewrites"] = [*state.get("rewrites", []), rewrite]
+        call = step.tool_call
+        assert call is not None
+        update["pending"] = {"name": call.name, "parameters": dict(call.parameters), "rewrite": rewrite,
+                             "reasoning": step.reasoning, "user_facing": step.user_facing, "raw": step.raw or "",
+                             "confirm": needs_confirmation(self.confirm_steps, call.name)}
+        update["confirmation"] = None
+        return update
+
+    # ------------------------------------------------------------------ confirm
+    def confirm(self, state: Text2SqlState) -> dict[str, Any]:
+        return confirm_step(dict(state), dialect=self.agent.dialect)
 
     # ------------------------------------------------------------------ act
     def act(self, state: Text2SqlState) -> dict[str, Any]:
@@ -156,11 +181,15 @@ class Nodes:
                          tool_call=ToolCall(pending["name"], dict(pending.get("parameters", {}))),
                          raw=pending.get("raw", ""))
         rewrites = list(state.get("rewrites", []))
-        rewrite = maybe_rewrite_tool_call_for_policy(step=step, state=react, question=question,
-                                                     sql_key=self.agent.sql_key)
-        if rewrite:
-            rewrites.append(rewrite)
-            emit(DecisionEvent("policy_rewrite", rewrite["to"], rewrite["reason"], dict(rewrite)))
+        rewrite = pending.get("rewrite")
+        # think already applied the policy; applying it again here means no call, a user-edited one
+        # included, reaches the tools without passing it (a no-op unless the state moved meanwhile)
+        late = maybe_rewrite_tool_call_for_policy(step=step, state=react, question=question,
+                                                  sql_key=self.agent.sql_key)
+        if late:
+            rewrite = late
+            rewrites.append(late)
+            emit(DecisionEvent("policy_rewrite", late["to"], late["reason"], dict(late)))
         assert step.tool_call is not None
         name, params = step.tool_call.name, step.tool_call.parameters
         call_id = f"t2s-{len(react.used_tools) + 1}"
@@ -178,6 +207,8 @@ class Nodes:
         prefix = (f"[policy] your {rewrite['from']} call was run as {rewrite['to']} ({rewrite['reason']}).\n"
                   if rewrite else "")
         tail = f"\n(remaining tool calls: {react.remaining_tool_calls})"
+        if pending.get("edited"):
+            tail += f"\n[user] before this call ran, the user replaced its SQL with: {params.get('sql', '')}"
         entry = {"response": step.raw or "", "observation": render_observation(name, result.ok,
                                                                                  prefix + result.content + tail),
                  "tool": name, "ok": result.ok, "data": result.data, "sql": result.sql}
@@ -195,7 +226,7 @@ class Nodes:
     # ------------------------------------------------------------------ finish
     def finish(self, state: Text2SqlState) -> dict[str, Any]:
         status = state.get("status", "running")
-        if status == "cache":
+        if status in ("cache", "cancelled"):
             return {"reply": state.get("reply", "")}
         if status == "submitted":
             table = state.get("table") or {"columns": [], "rows": []}
@@ -258,8 +289,9 @@ def route_after_prepare(state: Text2SqlState) -> str:
 
 
 def route_after_think(state: Text2SqlState) -> str:
-    if state.get("pending"):
-        return "act"
+    pending = state.get("pending")
+    if pending:
+        return "confirm" if pending.get("confirm") else "act"
     return "think" if state.get("status") == "running" else "finish"
 
 

@@ -10,7 +10,9 @@ from graphagents.registry import AgentSpec, SessionContext
 from .agent_context import MAX_CALLS_LIMIT
 from .graph import build
 
-# prepare + (think, act) per tool call + parse retries + a final think + finish, at the largest budget
+# prepare + (think, act) per tool call + parse retries + a final think + finish, at the largest budget.
+# Confirm mode adds at most one confirm run before its interrupt; the rest of a confirmed step runs in
+# the next turn, which gets a fresh recursion limit from LangGraph.
 STEP_CAP = 2 * MAX_CALLS_LIMIT + 10
 
 
@@ -61,6 +63,8 @@ SPEC = AgentSpec(
         "statement_timeout_s": "per-statement timeout in seconds (default 10)",
         "max_rows": "rows kept from the submitted query (default 1000)",
         "cache": "use the query cache (default true)",
+        "confirm_steps": "ask the user before each SQL tool call (explain, preview, submit): true/false, "
+                         "or 'all' for every tool call (default false)",
     },
     cli=_cli,
     eval_cli=_eval_cli,

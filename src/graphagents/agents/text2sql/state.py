@@ -12,7 +12,7 @@ from typing import Any, Literal, TypedDict
 EXPLORATION_TOOLS = frozenset({"search_tables", "search_columns", "search_column_values", "find_similar_query"})
 SQL_TOOLS = frozenset({"explain", "execute_sql_preview", "submit_sql"})
 
-Status = Literal["running", "submitted", "cache", "answered", "budget", "error"]
+Status = Literal["running", "submitted", "cache", "answered", "budget", "error", "cancelled"]
 
 
 @dataclass
@@ -66,7 +66,8 @@ class Text2SqlState(TypedDict, total=False):
     question: str
     react: dict[str, Any]
     transcript: list[dict[str, str]]  # {"response": model XML, "observation": tool XML}
-    pending: dict[str, Any] | None  # the parsed step waiting for the act node
+    pending: dict[str, Any] | None  # the step waiting for act, after the policy: what will really run
+    confirmation: dict[str, Any] | None  # confirm mode: {"reasks", "result": "run"|"ask", "note"}
     status: Status
     sql: str | None
     table: dict[str, Any] | None
@@ -83,6 +84,7 @@ def fresh_turn(question: str, *, max_calls: int, min_exploration: int) -> dict[s
         "react": ReactSessionState(max_calls=max_calls, min_exploration=min_exploration).to_dict(),
         "transcript": [],
         "pending": None,
+        "confirmation": None,
         "status": "running",
         "sql": None,
         "table": None,
