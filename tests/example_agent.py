@@ -70,4 +70,5 @@ SPEC = AgentSpec(
     samples=[["hi", "Ada", "blue"]],
     options_help={"loop": "spin forever (to test the step cap)"},
     step_cap=20,
+    chat_fields=("name",),
 )

@@ -72,6 +72,8 @@ class AgentSpec:
     make_input: Callable[[str, SessionContext], dict[str, Any]] = _default_input
     public_state: Callable[[Mapping[str, Any]], dict[str, Any]] = _default_public_state
     step_cap: int | None = None
+    chat_fields: Sequence[str] = ()
+    """Public-state keys that ``chat --json`` lifts to the top of each line (e.g. stage, slots)."""
     options_help: Mapping[str, str] = field(default_factory=dict)
     session_options_help: Mapping[str, str] = field(default_factory=dict)
     cli: Callable[[], typer.Typer] | None = None

@@ -48,6 +48,7 @@ def test_chat_script_json_lines(example_spec: Any, tmp_path: Path, monkeypatch: 
     expected = ["What is your name?", "Hello Ada! Favourite colour?", "Ada likes blue."]
     assert [line["reply"] for line in lines] == expected
     assert lines[-1]["done"] is True and lines[-1]["state"]["color"] == "blue"
+    assert [line["name"] for line in lines] == [None, "Ada", "Ada"]  # the spec's chat_fields, lifted
 
 
 @pytest.mark.parametrize(

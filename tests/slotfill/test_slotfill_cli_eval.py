@@ -20,9 +20,10 @@ def test_chat_script_json_has_stage_and_slots(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["chat", "slotfill", "--script", str(script), "--json"])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
-    assert [line["state"]["stage"] for line in lines] == [
+    assert [line["stage"] for line in lines] == [
         "confirm_basic_info", "confirm_basic_info", "ask_lifelong_account"]
-    assert lines[1]["state"]["slots"]["customer_phone"] == "010-9876-5432"
+    assert lines[1]["slots"]["customer_phone"] == "010-9876-5432"
+    assert lines[1]["slots"] == lines[1]["state"]["slots"]
     assert all(line["errors"] == [] for line in lines)
 
 

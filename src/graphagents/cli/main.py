@@ -96,7 +96,8 @@ def ask(
 def _turn_json(s: Session, text: str) -> dict[str, Any]:
     reply = s.send(text)
     errors = [e.to_dict()["message"] for e in reply.events if e.type == "error"]
-    return {"user": text, "reply": reply.text, "done": reply.done, "state": reply.state, "errors": errors}
+    lifted = {k: reply.state.get(k) for k in s.agent.spec.chat_fields}
+    return {"user": text, "reply": reply.text, **lifted, "done": reply.done, "state": reply.state, "errors": errors}
 
 
 @app.command()

@@ -53,6 +53,7 @@ SPEC = AgentSpec(
     make_input=make_input,
     public_state=public_state,
     step_cap=12,
+    chat_fields=("stage", "slots"),
     options_help={"scenario": "path to a scenario JSON/YAML file (default: the bundled bank account scenario)"},
     session_options_help={
         "profile": 'customer profile defaults, e.g. {"customer_name": "김민수", "customer_phone": "010-1234-5678"}'
