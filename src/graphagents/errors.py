@@ -78,14 +78,19 @@ class ModelRequestsBlocked(RunError):
 
 
 def redact_url(url: str) -> str:
-    """Hide the password of a URL so it can be printed in an error line."""
-    from urllib.parse import urlsplit, urlunsplit
+    """The URL without its password (in the authority or a ``password=`` query parameter),
+    so that it can be printed in an error line."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
     try:
         parts = urlsplit(url)
     except ValueError:
-        return "<unparseable url>"
-    if parts.password is None:
+        return "<unparsable URL>"
+    pairs = parse_qsl(parts.query)
+    if parts.password is None and not any(k.lower() == "password" for k, _ in pairs):
         return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urlunsplit(parts._replace(netloc=netloc))
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
+    query = urlencode([(k, "***" if k.lower() == "password" else v) for k, v in pairs])
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))

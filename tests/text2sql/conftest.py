@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import uuid
 from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from t2s_helpers import temporary_pg_database
 
 PG_URL = os.environ.get("GRAPHAGENTS_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -101,11 +100,7 @@ def pg_shop_url(pg_url: str) -> Iterator[str]:
     """A uniquely named database with the shop dataset, dropped at the end of the session."""
     import psycopg
 
-    name = f"gg_t2s_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(pg_url, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
-    url = urlunsplit(urlsplit(pg_url)._replace(path=f"/{name}"))
-    try:
+    with temporary_pg_database(pg_url, "gg_t2s") as url:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(DDL)
             for table, rows in dataset().items():
@@ -127,6 +122,3 @@ def pg_shop_url(pg_url: str) -> Iterator[str]:
                 """
             )
         yield url
-    finally:
-        with psycopg.connect(pg_url, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from t2s_helpers import temporary_pg_database
 
 import graphagents as ga
 from graphagents.agents.text2sql.demo import demo_questions_path, load_postgres
@@ -24,18 +23,9 @@ ga.register(SPEC)
 @pytest.fixture(scope="module")
 def demo_pg_url(pg_url: str) -> Iterator[str]:
     """A private database holding the demo data, dropped afterwards."""
-    import psycopg
-
-    name = f"gg_t2s_agent_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(pg_url, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
-    url = urlunsplit(urlsplit(pg_url)._replace(path=f"/{name}"))
-    try:
+    with temporary_pg_database(pg_url, "gg_t2s_agent") as url:
         load_postgres(url)
         yield url
-    finally:
-        with psycopg.connect(pg_url, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def test_offline_brain_answers_a_group_by_question_with_events() -> None:

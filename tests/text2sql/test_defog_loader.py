@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,6 @@ from graphagents.agents.text2sql.evaluation.defog_loader import (
 )
 from graphagents.errors import InputError, ServiceUnavailableError, UsageError
 
-PG_URL = os.environ.get("GRAPHAGENTS_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 DEFOG_DBS = ("academic", "geography", "advising", "atis")
 
 

@@ -27,7 +27,6 @@ from graphagents.agents.text2sql.demo.sqlite import DEMO_SQLITE_NAME, _stamp_of,
 from graphagents.agents.text2sql.evaluation import gold_is_ordered, load_questions, results_match
 from graphagents.errors import ServiceUnavailableError, UsageError
 
-PG_URL = os.environ.get("GRAPHAGENTS_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 QUESTIONS = load_questions(demo_questions_path())
 CATEGORIES = {"lookup", "filter", "aggregate", "group_by", "top_n", "join", "date_range", "code_value"}
 
@@ -51,9 +50,9 @@ def demo_pg(demo_db: Path, pg_admin_url: str) -> Iterator[tuple[str, str]]:
     import psycopg
 
     schema = f"t2s_demo_{uuid.uuid4().hex[:10]}"
-    load_postgres(PG_URL, schema=schema)
-    yield PG_URL, schema
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
+    load_postgres(pg_admin_url, schema=schema)
+    yield pg_admin_url, schema
+    with psycopg.connect(pg_admin_url, autocommit=True) as conn:
         conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 

@@ -6,25 +6,14 @@ import os
 import sqlite3
 from pathlib import Path
 
-import numpy as np
 import pytest
+from t2s_helpers import CountingEmbedder
 
 from graphagents.agents.text2sql.db import open_database
-from graphagents.agents.text2sql.embeddings import Embedder
 from graphagents.agents.text2sql.schema import load_schema_graph
 
 NEO4J_URI = os.environ.get("NEO4J_URI")
 pytestmark = pytest.mark.skipif(not NEO4J_URI, reason="NEO4J_URI is not set: no Neo4j server to test against")
-
-
-class CountingEmbedder(Embedder):
-    def __init__(self) -> None:
-        super().__init__()
-        self.encoded: list[str] = []
-
-    def _encode_batch(self, texts: list[str]) -> np.ndarray:
-        self.encoded.extend(texts)
-        return super()._encode_batch(texts)
 
 
 def _db(path: Path, extra: str = ""):

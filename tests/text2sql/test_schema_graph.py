@@ -3,12 +3,12 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import numpy as np
 import pytest
+from t2s_helpers import CountingEmbedder
 
 from graphagents.agents.text2sql.db import ColumnInfo, Database, ForeignKey, SchemaInfo, TableInfo, open_database
 from graphagents.agents.text2sql.demo import demo_sqlite_path
-from graphagents.agents.text2sql.embeddings import Embedder, LexicalIndex, get_embedder, lexical_features
+from graphagents.agents.text2sql.embeddings import LexicalIndex, get_embedder, lexical_features
 from graphagents.agents.text2sql.schema import (
     IMPORTANCE_FLOOR,
     SchemaGraph,
@@ -19,18 +19,6 @@ from graphagents.agents.text2sql.schema import (
     parse_codes,
 )
 from graphagents.agents.text2sql.schema.model import segment_texts
-
-
-class CountingEmbedder(Embedder):
-    """The real model, counting the texts that actually reach it (cache misses)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.encoded: list[str] = []
-
-    def _encode_batch(self, texts: list[str]) -> np.ndarray:
-        self.encoded.extend(texts)
-        return super()._encode_batch(texts)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
@@ -23,6 +23,8 @@ from . import offline
 from .logs import log
 from .offline import ConfirmationResult
 from .scenario import Scenario, Stage
+
+T = TypeVar("T", bound=BaseModel)
 
 
 class LlmValues(BaseModel):
@@ -70,6 +72,17 @@ class Understanding:
     def mentioned_fields(self, text: str, keys: list[str], sc: Scenario) -> list[str]:
         return offline.mentioned_fields(text, keys, sc)
 
+    def _ask(self, name: str, schema: type[T], **fields: str) -> T | None:
+        """The model's JSON answer to prompt ``name``, or None: the caller keeps its offline result."""
+        assert self.llm is not None
+        try:
+            return invoke_json(self.llm, [HumanMessage(prompt(name).format(**fields))], schema)  # type: ignore[no-any-return]
+        except GraphAgentsError as exc:
+            log.info("LLM %s answer unusable, offline result kept: %s", name, exc)
+        except Exception as exc:  # a provider outage must not end the conversation
+            log.warning("LLM %s call failed, offline result kept: %s: %s", name, type(exc).__name__, exc)
+        return None
+
     def extract(self, text: str, keys: list[str], focus: list[str], sc: Scenario,
                 slots: Mapping[str, Any], question: str = "", extra: Sequence[str] = ()) -> dict[str, Any]:
         """Values for ``keys``; ``extra`` (slots of later stages) only when the user plainly gives them
@@ -77,14 +90,8 @@ class Understanding:
         found = offline.extract(text, keys, focus, sc, slots, extra)
         if self.llm is None or not keys or (focus and all(k in found for k in focus)):
             return found  # nothing left for a model to add to what was asked
-        try:
-            answer = invoke_json(self.llm, [HumanMessage(prompt("extract").format(
-                question=question, text=text, fields=describe_fields(sc, keys)))], LlmValues)
-        except GraphAgentsError as exc:
-            log.info("LLM extraction unusable, offline result kept: %s", exc)
-            return found
-        except Exception as exc:  # a provider outage must not end the conversation
-            log.warning("LLM extraction failed, offline result kept: %s: %s", type(exc).__name__, exc)
+        answer = self._ask("extract", LlmValues, question=question, text=text, fields=describe_fields(sc, keys))
+        if answer is None:
             return found
         merged = dict(found)
         for key, value in answer.values.items():
@@ -100,14 +107,9 @@ class Understanding:
         if self.llm is None or (result.intent != "unclear" and not
                                 (result.intent == "specific_correction" and not result.values)):
             return result
-        try:
-            answer = invoke_json(self.llm, [HumanMessage(prompt("confirm").format(
-                question=question, text=text, fields=describe_fields(sc, fields)))], LlmConfirmation)
-        except GraphAgentsError as exc:
-            log.info("LLM confirmation intent unusable, offline result kept: %s", exc)
-            return result
-        except Exception as exc:
-            log.warning("LLM confirmation failed, offline result kept: %s: %s", type(exc).__name__, exc)
+        answer = self._ask("confirm", LlmConfirmation, question=question, text=text,
+                           fields=describe_fields(sc, fields))
+        if answer is None:
             return result
         if answer.intent == "specific_correction":
             field = answer.correction_field

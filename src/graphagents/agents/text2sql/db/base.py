@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
 from sqlglot import exp
 
-from ....errors import RunError, ServiceUnavailableError
+from ....errors import RunError, ServiceUnavailableError, redact_url
 from ..guard import Dialect
 
 ROW_COUNT_CAP = 100_000  # counting stops here: "at least this many" is all the planner hints need
@@ -256,19 +256,6 @@ def open_database(url: str, *, schemas: Sequence[str] | None = None) -> Database
         f"unsupported database URL {redact_url(url)!r}: use sqlite:///path.db, a .db/.sqlite file "
         "or postgresql://user@host/dbname"
     )
-
-
-def redact_url(url: str) -> str:
-    """The URL without its password (in the authority or a ``password=`` query parameter)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparsable URL>"
-    netloc = parts.netloc
-    if parts.password is not None:
-        netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
-    query = urlencode([(k, "***" if k.lower() == "password" else v) for k, v in parse_qsl(parts.query)])
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _is_textish(type_name: str) -> bool:

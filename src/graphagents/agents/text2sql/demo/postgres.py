@@ -10,7 +10,8 @@ from .generate import demo_data
 from .schema import TABLES, create_index_sql, create_table_sql, foreign_key_sql
 
 
-def _psycopg() -> Any:
+def psycopg_module() -> Any:
+    """psycopg, or a one-line error naming the extra that brings it."""
     try:
         import psycopg
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -20,6 +21,18 @@ def _psycopg() -> Any:
     return psycopg
 
 
+def connect(url: str, **kwargs: Any) -> Any:
+    """A psycopg connection; an unreachable server is a ServiceUnavailableError with one line."""
+    psycopg = psycopg_module()
+    try:
+        return psycopg.connect(url, **kwargs)
+    except psycopg.OperationalError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ServiceUnavailableError(
+            f"cannot connect to PostgreSQL at {redact_url(url)!r}: {first}; start the server or pass another URL"
+        ) from exc
+
+
 def load_postgres(url: str, *, schema: str = "public", drop_existing: bool = True) -> dict[str, int]:
     """Create the demo tables in ``schema`` of the database at ``url`` and fill them; return row counts.
 
@@ -27,16 +40,10 @@ def load_postgres(url: str, *, schema: str = "public", drop_existing: bool = Tru
     ``drop_existing=False`` an existing demo table is an error rather than a silent skip, because
     stale rows would make gold answers disagree with SQLite.
     """
-    psycopg = _psycopg()
+    psycopg = psycopg_module()
+    conn = connect(url)
     from psycopg import sql
 
-    try:
-        conn = psycopg.connect(url)
-    except psycopg.OperationalError as exc:
-        raise ServiceUnavailableError(
-            f"cannot connect to PostgreSQL at {redact_url(url)!r}: {str(exc).strip().splitlines()[0]}; "
-            "start the server or pass another URL"
-        ) from exc
     counts: dict[str, int] = {}
     with conn, conn.cursor() as cur:
         cur.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))

@@ -15,8 +15,9 @@ from importlib.resources.abc import Traversable
 from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from graphagents.errors import MissingExtraError, ServiceUnavailableError, UsageError, redact_url
+from graphagents.errors import MissingExtraError, UsageError
 
+from ..demo.postgres import connect, psycopg_module
 from ._sqltext import ends_statement
 from .questions import Question, load_questions
 
@@ -90,28 +91,6 @@ def database_url(admin_url: str, db_name: str) -> str:
     return make_conninfo(admin_url, dbname=db_name)
 
 
-def _psycopg() -> Any:
-    try:
-        import psycopg
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise MissingExtraError(
-            "loading defog databases needs psycopg: `pip install 'graphagents[postgres]'`"
-        ) from exc
-    return psycopg
-
-
-def _connect(url: str, **kwargs: Any) -> Any:
-    psycopg = _psycopg()
-    try:
-        return psycopg.connect(url, **kwargs)
-    except psycopg.OperationalError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ServiceUnavailableError(
-            f"cannot connect to PostgreSQL at {redact_url(url)!r}: {first}; "
-            "start the server or pass another admin_url"
-        ) from exc
-
-
 def load_defog_database(db_name: str, admin_url: str = DEFAULT_ADMIN_URL, *, recreate: bool = False) -> str:
     """Make sure database ``db_name`` exists on the server with the defog data; return its URL.
 
@@ -119,11 +98,11 @@ def load_defog_database(db_name: str, admin_url: str = DEFAULT_ADMIN_URL, *, rec
     parallel processes serialise on an advisory lock, so a test run with workers loads each once.
     """
     sql_text = defog_dump_sql(db_name)  # validates db_name before it is used in any statement
-    _psycopg()
+    psycopg_module()
     from psycopg import sql
 
     target_url = database_url(admin_url, db_name)
-    with _connect(admin_url, autocommit=True) as admin:
+    with connect(admin_url, autocommit=True) as admin:
         admin.execute("SELECT pg_advisory_lock(hashtext(%s))", (_LOCK_NAMESPACE + db_name,))
         exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (db_name,)).fetchone()
         if exists and recreate:
@@ -131,7 +110,7 @@ def load_defog_database(db_name: str, admin_url: str = DEFAULT_ADMIN_URL, *, rec
             exists = None
         if not exists:
             admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(db_name)))
-        with _connect(target_url) as conn:
+        with connect(target_url) as conn:
             if not _has_tables(conn):
                 _replay(conn, sql_text)
         admin.execute("SELECT pg_advisory_unlock(hashtext(%s))", (_LOCK_NAMESPACE + db_name,))
