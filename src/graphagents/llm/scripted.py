@@ -75,12 +75,15 @@ class RecordingChatModel(BaseChatModel):
             raise item
         if callable(item) and not isinstance(item, AIMessage):
             item = item(list(messages))
+        # model_name is where LangChain's usage callbacks look for the model a usage belongs to
+        meta = {"model_name": self._llm_type}
         if isinstance(item, AIMessage):
             text = content_text(item.content)
             usage = item.usage_metadata or usage_for(messages, text)
-            return AIMessage(content=item.content, usage_metadata=usage, response_metadata=item.response_metadata)
+            return AIMessage(content=item.content, usage_metadata=usage,
+                             response_metadata={**meta, **item.response_metadata})
         text = str(item)
-        return AIMessage(content=text, usage_metadata=usage_for(messages, text))
+        return AIMessage(content=text, usage_metadata=usage_for(messages, text), response_metadata=meta)
 
     def _generate(
         self,
@@ -105,7 +108,9 @@ class RecordingChatModel(BaseChatModel):
         for n, start in enumerate(starts, 1):
             piece = text[start : start + size]
             usage = reply.usage_metadata if n == len(starts) else None  # chunks add up their usage
-            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece, usage_metadata=usage))
+            last = n == len(starts)
+            chunk = ChatGenerationChunk(message=AIMessageChunk(
+                content=piece, usage_metadata=usage, response_metadata=reply.response_metadata if last else {}))
             if run_manager:
                 run_manager.on_llm_new_token(piece, chunk=chunk)
             yield chunk

@@ -107,6 +107,7 @@ class TagIndex:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tags = scan_tags(text)
+        self.visits = 0  # tag visits by ``children``: linear in the number of tags
         self._closes: dict[str, list[int]] = {}
         for i, tag in enumerate(self.tags):
             if tag.closing:
@@ -148,6 +149,7 @@ def children(
     found: list[Element] = []
     tags, i = index.tags, first
     while i < last:
+        index.visits += 1
         tag = tags[i]
         if tag.name in transparent or tag.closing:
             i += 1
@@ -164,6 +166,7 @@ def children(
             continue
         nxt = i + 1
         while nxt < last and not _ends_unclosed(tags[nxt], boundary, transparent):
+            index.visits += 1
             nxt += 1
         stop = tags[nxt].start if nxt < last else end_pos
         found.append(Element(tag.name, tag.attrs, index.text[tag.end : stop], stop, False, i + 1, nxt))

@@ -50,6 +50,9 @@ class StreamingXmlSectionsExtractor:
     _open_tags: list[str] = field(default_factory=list)
     _opener: re.Pattern[str] = field(default=re.compile(r"(?!)"))
     _closers: dict[str, re.Pattern[str]] = field(default_factory=dict)
+    scanned: int = 0
+    """Characters handed to the state machine so far (new text plus a held-back tail): stays within
+    a constant of the input size however the input is chunked."""
 
     def __post_init__(self) -> None:
         self._tracks = {tag: _Track() for tag in self.sections}
@@ -124,6 +127,7 @@ class StreamingXmlSectionsExtractor:
     # ----------------------------------------------------------------------------- public API
     def feed(self, chunk: str) -> list[SectionDelta]:
         data, self._tail = self._tail + chunk, ""
+        self.scanned += len(data)
         self._consume(data, final=False)
         now = self.clock()
         if not self._closed_since_emit and now - self._last_emit < self.throttle_s:
@@ -134,6 +138,7 @@ class StreamingXmlSectionsExtractor:
     def flush(self) -> list[SectionDelta]:
         data, self._tail = self._tail, ""
         if data and self._open is not None:
+            self.scanned += len(data)
             self._consume(data, final=True)
         return self._deltas()
 
