@@ -14,6 +14,7 @@ on purpose, to show the parsers themselves are linear.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import time
@@ -119,17 +120,13 @@ def stream_input(n: int) -> str:
 
 
 def run_json(fn: Callable[[str], Any], text: str) -> None:
-    try:
+    with contextlib.suppress(ValueError):  # every input here is unusable: the time to say so counts
         fn(text)
-    except ValueError:
-        pass
 
 
 def run_xml(fn: Callable[[str], Any], text: str) -> None:
-    try:
+    with contextlib.suppress(XmlProtocolError):
         fn(text)
-    except XmlProtocolError:
-        pass
 
 
 def run_stream(make: Callable[[], Any], text: str) -> None:

@@ -220,7 +220,8 @@ class ToolLoop(Generic[Ctx, B]):
         assert call is not None
         confirm = self.confirmation is not None and self.confirmation.needs(call)
         update["pending"] = {"name": call.name, "parameters": dict(call.parameters), "rewrite": rewrite,
-                             "reasoning": step.reasoning, "user_facing": step.user_facing,
+                             "reasoning": clip(step.reasoning, self.limits.section_chars),
+                             "user_facing": step.user_facing,
                              "raw": self._kept(step), "confirm": confirm}
         update["confirmation"] = None
         return update
@@ -247,6 +248,9 @@ class ToolLoop(Generic[Ctx, B]):
         size = 0
         for piece in pieces:
             if size + len(piece) > MAX_OUTPUT_CHARS:
+                close = getattr(pieces, "close", None)
+                if close is not None:
+                    close()  # stop the provider's stream instead of downloading the rest
                 return "".join(parts), (f"Your answer was longer than {MAX_OUTPUT_CHARS:,} characters "
                                         "and was not read: keep each turn short.")
             parts.append(piece)
