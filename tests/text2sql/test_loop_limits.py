@@ -111,3 +111,13 @@ def test_the_step_cap_ends_the_question_in_finish(demo_url: str) -> None:
     assert reply.done and reply.state["status"] == "steps" and "처리 단계가 너무 많아" in reply.text
     assert not [e for e in reply.events if isinstance(e, ErrorEvent)]
     assert 1 <= len(reply.state["tool_calls"]) < 5
+
+
+def test_an_oversized_reprint_is_not_parsed(demo_url: str) -> None:
+    broken = "<reasoning>a < b</reasoning><tool_call><name>search_tables</name><parameters><query>고객</query>"
+    llm = scripted(broken, resp("search_tables", "x" * MAX_OUTPUT_CHARS, query="고객"),
+                   resp("explain", sql=SQL), resp("submit_sql", sql=SQL))
+    reply = agent(llm, demo_url).session().send(Q)
+    repairs = [e for e in reply.events if isinstance(e, DecisionEvent) and e.kind == "xml_repair"]
+    assert [e.choice for e in repairs] == ["partial"] and "reprint was longer" in repairs[0].reason
+    assert reply.state["tool_calls"] == ["search_tables", "explain", "submit_sql"]

@@ -34,7 +34,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.graph import StateGraph
 from langgraph.managed import RemainingSteps
 
-from graphagents.errors import ModelRequestsBlocked
+from graphagents.errors import ModelOutputError, ModelRequestsBlocked
 from graphagents.events import DecisionEvent, ErrorEvent, TokenEvent, ToolCallEvent, ToolResultEvent, emit
 from graphagents.llm.context_cache import prompt_caching_for
 from graphagents.llm.limits import MAX_OUTPUT_CHARS, content_text
@@ -287,7 +287,10 @@ class ToolLoop(Generic[Ctx, B]):
             return self.protocol.parse(text, None), ""
 
         def reprint(bad: str) -> str:
-            return content_text(model.invoke([HumanMessage(self.protocol.reprint_request(bad))]).content)
+            again = content_text(model.invoke([HumanMessage(self.protocol.reprint_request(bad))]).content)
+            if len(again) > MAX_OUTPUT_CHARS:
+                raise ModelOutputError(f"the reprint was longer than {MAX_OUTPUT_CHARS:,} characters")
+            return again
 
         return self.protocol.parse(text, reprint), ""
 
