@@ -128,6 +128,6 @@ def iter_results(dialogs: list[tuple[str, dict[str, Any]]], make_agent: Callable
 def drop_checkpointer(url: str) -> None:
     """Close and forget the process-wide checkpointer for ``url``: the next Agent opens a new one,
     exactly as a restarted process would."""
-    from ... import resources
+    from ... import _connections
 
-    resources.forget(url)
+    _connections.forget(url)

@@ -124,7 +124,7 @@ def score_dialogs(directory: Path | None, report: Report, scenario: str | None) 
     dialogs = load_dialogs(directory)
     with tempfile.TemporaryDirectory(prefix="slotfill-eval-") as tmp:
         settings = Settings(data_dir=Path(tmp), llm="offline")
-        options = {"scenario": scenario} if scenario else {}
+        options: dict[str, Any] = {"scenario": scenario} if scenario else {}
         results = list(iter_results(dialogs, lambda: ga.load("slotfill", "offline", settings=settings, **options)))
     report.dialogs = len(results)
     report.task_success = sum(r.ok for r in results) / len(results) if results else 0.0
