@@ -33,6 +33,9 @@ OptionOpt = Annotated[
     list[str] | None, typer.Option("--option", "-o", help="agent option key=value (repeatable)")
 ]
 DbOpt = Annotated[str | None, typer.Option("--db", help="database URL for agents that query one")]
+TableOpt = Annotated[
+    list[str] | None, typer.Option("--table", help="table file or URL for agents that read tables (repeatable)")
+]
 
 
 def parse_pairs(pairs: list[str] | None) -> dict[str, Any]:
@@ -49,10 +52,13 @@ def parse_pairs(pairs: list[str] | None) -> dict[str, Any]:
     return out
 
 
-def _agent(name: str, llm: str | None, option: list[str] | None, db: str | None) -> Agent:
+def _agent(name: str, llm: str | None, option: list[str] | None, db: str | None,
+           tables: list[str] | None = None) -> Agent:
     options = parse_pairs(option)
     if db is not None:
         options["db"] = db
+    if tables:
+        options["tables"] = list(tables)
     return load(name, llm, **options)
 
 
@@ -80,10 +86,11 @@ def ask(
     as_json: JsonOpt = False,
     option: OptionOpt = None,
     db: DbOpt = None,
+    table: TableOpt = None,
     session: Annotated[str | None, typer.Option(help="session id to continue")] = None,
 ) -> None:
     """One turn: print the reply (streamed), or JSON with state and events."""
-    ag = _agent(agent, llm, option, db)
+    ag = _agent(agent, llm, option, db, table)
     s = ag.session(session)
     if as_json:
         print(json.dumps({"session_id": s.id, **s.send(text).to_dict()}, ensure_ascii=False))
@@ -109,12 +116,13 @@ def chat(
     as_json: JsonOpt = False,
     option: OptionOpt = None,
     db: DbOpt = None,
+    table: TableOpt = None,
     session_option: Annotated[
         list[str] | None, typer.Option("--session-option", "-s", help="session option key=value")
     ] = None,
 ) -> None:
     """Talk to an agent: interactively, or line by line from --script."""
-    ag = _agent(agent, llm, option, db)
+    ag = _agent(agent, llm, option, db, table)
     s = ag.session(session, **parse_pairs(session_option))
     if script is not None:
         try:
