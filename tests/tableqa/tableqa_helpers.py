@@ -8,14 +8,14 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage
 
-from graphagents.agents.tableqa.oracle import FunctionModel
+from graphagents.testing import FunctionChatModel
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tableqa"
 DEPARTMENT = str(EXAMPLES / "department.csv")
 MANAGEMENT = str(EXAMPLES / "management.csv")
 
 
-def scripted(planner: Sequence[str], coder: Sequence[str] | Callable[[str], str]) -> FunctionModel:
+def scripted(planner: Sequence[str], coder: Sequence[str] | Callable[[str], str]) -> FunctionChatModel:
     """A model that answers planner prompts from ``planner`` in order and coder prompts from ``coder``
     (a list in order, or a function of the coder prompt)."""
     plans, codes = list(planner), list(coder) if not callable(coder) else []
@@ -28,18 +28,18 @@ def scripted(planner: Sequence[str], coder: Sequence[str] | Callable[[str], str]
             return codes.pop(0) if codes else "new_table = df"
         return plans.pop(0) if plans else "Thought: done.\nAction: Finish[unknown]"
 
-    return FunctionModel(reply=reply)
+    return FunctionChatModel(function=reply)
 
 
 def _is_coder(prompt: list[BaseMessage]) -> bool:
     return any(isinstance(m, SystemMessage) for m in prompt)
 
 
-def planner_prompts(model: FunctionModel) -> list[str]:
+def planner_prompts(model: FunctionChatModel) -> list[str]:
     return ["\n".join(str(m.content) for m in p) for p in model.prompts if not _is_coder(p)]
 
 
-def coder_prompts(model: FunctionModel) -> list[str]:
+def coder_prompts(model: FunctionChatModel) -> list[str]:
     return ["\n".join(str(m.content) for m in p) for p in model.prompts if _is_coder(p)]
 
 

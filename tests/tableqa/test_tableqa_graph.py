@@ -178,3 +178,12 @@ def test_bad_options_are_config_errors() -> None:
         ga.load("tableqa", max_steps=0).session().send("x")
     frame = pd.DataFrame()
     assert frame.empty
+
+
+def test_graph_structure_snapshot() -> None:
+    from pathlib import Path
+
+    from snapshot_check import assert_snapshot
+
+    drawing = ga.load("tableqa").graph.get_graph().draw_mermaid()
+    assert_snapshot(drawing, Path(__file__).parent / "snapshots" / "tableqa_graph.mmd")

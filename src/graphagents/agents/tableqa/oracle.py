@@ -1,4 +1,4 @@
-"""A chat model backed by a Python function, and the oracle that ``eval --llm oracle`` uses.
+"""The oracle that ``eval --llm oracle`` uses: a function-backed chat model that knows the gold.
 
 The oracle knows each question's gold answer and still goes through the real pipeline: one
 Retrieve (the coder writes pandas code that runs in the sandbox and becomes an intermediate
@@ -10,42 +10,17 @@ extraction or scoring, not in a model.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import ConfigDict
+from langchain_core.messages import BaseMessage, SystemMessage
 
-__all__ = ["FunctionModel", "OracleGold", "oracle_model"]
+from graphagents.testing import FunctionChatModel
+
+__all__ = ["OracleGold", "gold_mapping", "oracle_model"]
 
 _PLANNER_QUESTION = re.compile(r"^Question: (.*)$", re.M)
 _CODER_QUESTION = re.compile(r'^# 질문: "(.*)"$', re.M)
-
-
-class FunctionModel(BaseChatModel):
-    """``reply(messages) -> str`` as a LangChain chat model (records every prompt it saw)."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    reply: Callable[[list[BaseMessage]], str]
-    prompts: list[list[BaseMessage]] = []
-
-    @property
-    def _llm_type(self) -> str:
-        return "function"
-
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        self.prompts.append(list(messages))
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self.reply(list(messages))))])
 
 
 def _key(question: str) -> str:
@@ -66,7 +41,7 @@ class OracleGold:
             self.answers[_key(question)] = list(answers)
 
 
-def oracle_model(gold: OracleGold) -> FunctionModel:
+def oracle_model(gold: OracleGold) -> FunctionChatModel:
     def reply(messages: list[BaseMessage]) -> str:
         text = "\n".join(str(m.content) for m in messages)
         if any(isinstance(m, SystemMessage) for m in messages):  # the coder
@@ -83,7 +58,7 @@ def oracle_model(gold: OracleGold) -> FunctionModel:
         answers = gold.answers.get(_key(question), ["unknown"])
         return f"Thought 2: I know the answer.\nAction 2: Finish[{' | '.join(answers)}]"
 
-    return FunctionModel(reply=reply)
+    return FunctionChatModel(function=reply)
 
 
 def _match(pattern: re.Pattern[str], text: str) -> str:
