@@ -30,6 +30,7 @@ bench: $(STAMP)  ## speed and memory figures with same-run baselines
 eval: $(STAMP)  ## every agent's evaluation on its bundled data
 	$(BIN)/graphagents eval slotfill
 	$(BIN)/graphagents eval text2sql
+	$(BIN)/graphagents eval tableqa --dataset wtq
 
 demo: $(STAMP)
 	$(BIN)/graphagents demo

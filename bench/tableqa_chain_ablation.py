@@ -24,7 +24,7 @@ import graphagents as ga
 from graphagents.agents.tableqa.datasets import load_wtq
 from graphagents.agents.tableqa.metrics import answer_strings, denotation_match
 from graphagents.agents.tableqa.offline.linking import tokens
-from graphagents.agents.tableqa.offline.rules import _has_total_rows
+from graphagents.agents.tableqa.offline.rules import summary_rows
 from graphagents.agents.text2sql.eval import find_shared
 from graphagents.sandbox import get_store
 
@@ -43,12 +43,7 @@ def questions(limit: int) -> list[tuple[str, str, list[str]]]:
         if not text or not numbers:
             continue
         who, what = text[0], numbers[-1]
-        rows = frame
-        if _has_total_rows(frame):
-            cells = frame.select_dtypes(exclude="number").astype(str)
-            total = cells.apply(lambda c: c.str.strip().str.lower().str.rstrip("*:").isin(
-                ["total", "totals", "career", "overall", "grand total", "all", "sum", "average"])).any(axis=1)
-            rows = frame[~total]
+        rows = frame[~summary_rows(frame)]
         best = rows[rows[what] == rows[what].max()].drop_duplicates(subset=[who])
         if len(best) != 1:
             continue

@@ -142,22 +142,23 @@ def _numeric_filters(ctx: _Context, exclude: set[str]) -> list[tuple[ColumnLink,
 
 
 _TOTAL_WORDS = ["total", "totals", "career", "overall", "grand total", "all", "sum", "average"]
+SUMMARY_ROW = r"^(?:total|totals|career|overall|grand total|all|sum|average)[*:]?$|^(?:remainder|rest) of\b"
 
 
-def _has_total_rows(frame: pd.DataFrame) -> bool:
-    text = frame.select_dtypes(exclude="number")
+def summary_rows(frame: pd.DataFrame) -> pd.Series:
+    """Rows that summarise the others ("Total", "Career", "Remainder of ..."): same rule as the code."""
+    text = frame.select_dtypes(exclude="number").astype(str)
     if text.empty:
-        return False
-    cells = text.astype(str).apply(lambda col: col.str.strip().str.lower().str.rstrip("*:"))
-    return bool(cells.isin(_TOTAL_WORDS).any(axis=None))
+        return pd.Series(False, index=frame.index)
+    return text.apply(lambda c: c.str.strip().str.lower().str.contains(SUMMARY_ROW, regex=True)).any(axis=1)
 
 
 def _base(ctx: _Context, t: int) -> tuple[list[Planned], str]:
     """The table to work on: the original, or its rows without summary rows ("Total", "Career")."""
-    if not _has_total_rows(ctx.frames[t]):
+    if not summary_rows(ctx.frames[t]).any():
         return [], _var(t)
     code = (f"text = {_var(t)}.select_dtypes(exclude='number').astype(str)\n"
-            f"is_total = text.apply(lambda c: c.str.strip().str.lower().str.rstrip('*:').isin({_TOTAL_WORDS!r}))"
+            f"is_total = text.apply(lambda c: c.str.strip().str.lower().str.contains({SUMMARY_ROW!r}))"
             f".any(axis=1)\nnew_table = {_var(t)}[~is_total]")
     step = Planned("Retrieve", f"the rows of {ctx.names[t]} that are not totals", code,
                    "The table has summary rows (Total); leave them out.")
