@@ -187,3 +187,15 @@ def test_graph_structure_snapshot() -> None:
 
     drawing = ga.load("tableqa").graph.get_graph().draw_mermaid()
     assert_snapshot(drawing, Path(__file__).parent / "snapshots" / "tableqa_graph.mmd")
+
+
+def test_sessions_may_only_name_stored_tables() -> None:
+    agent = ga.load("tableqa")
+    for source in ("/etc/passwd", DEPARTMENT, "postgresql://127.0.0.1/postgres#pg_authid", "x=/etc/hosts"):
+        reply = agent.session(None, tables=[source]).send("How many?")
+        assert reply.state["status"] == "error" and "stored table ids" in reply.text
+        assert not reply.state.get("original_tables")
+    stored = get_store().put(pd.read_csv(DEPARTMENT))
+    reply = agent.session(None, tables=[f"department={stored}"]).send(
+        "Which department has the most employees, and what is its budget?")
+    assert values(reply) == ["Defense", "439.3"]

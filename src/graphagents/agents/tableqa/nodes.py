@@ -19,7 +19,7 @@ from .actions import Action, split_answer
 from .config import AgentContext
 from .planner import choose_action, llm_code_writer, planner_prompt
 from .state import StepRecord, TableQAState, TableRef, reset
-from .tables import load_sources
+from .tables import STORED_SOURCE, load_sources
 from .tools import act as run_action
 
 __all__ = ["Brain", "Nodes", "OfflineStep", "route_after_act", "route_after_plan", "route_after_prepare"]
@@ -69,7 +69,12 @@ class Nodes:
         }
         if state.get("original_tables"):
             return fresh  # loaded on the session's first question, never rewritten
-        sources = list(state.get("session_options", {}).get("tables") or self.actx.options.tables)
+        session_sources = list(state.get("session_options", {}).get("tables") or [])
+        unsafe = [s for s in session_sources if not STORED_SOURCE.match(str(s).strip())]
+        if unsafe:  # sessions come from end users (HTTP): no server files, no database URLs
+            return {**fresh, "status": "error", "reason": f"session tables must be stored table ids "
+                    f"(tbl_... or name=tbl_...), not {str(unsafe[0])[:80]!r}; files and URLs are agent options"}
+        sources = session_sources or list(self.actx.options.tables)
         if not sources:
             return {**fresh, "status": "declined", "reason": "표가 없습니다. --table 파일.csv 로 표를 주세요 "
                     "(no tables: pass --table FILE, or the tables option)."}

@@ -61,7 +61,8 @@ SPEC = AgentSpec(
     step_cap=STEP_CAP,
     chat_fields=("status", "answer"),
     options_help={name: field.description or name for name, field in TableQAOptions.model_fields.items()},
-    session_options_help={"tables": "table sources for this session (files or URLs); overrides the agent's"},
+    session_options_help={"tables": "stored table ids for this session (tbl_... or name=tbl_...); overrides the "
+                          "agent's tables. Files and URLs are agent options only (the operator's choice)"},
     cli=_cli,
     eval_cli=_eval_cli,
 )

@@ -26,7 +26,7 @@ import pandas as pd
 
 from graphagents.errors import InputError, MissingExtraError, ServiceUnavailableError, redact_url
 
-__all__ = ["MAX_ROWS", "NamedTable", "infer_types", "load_sources", "load_table_source", "table_name"]
+__all__ = ["MAX_ROWS", "STORED_SOURCE", "NamedTable", "infer_types", "load_sources", "load_table_source", "table_name"]
 
 MAX_ROWS = 1_000_000
 _NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$|^[+-]?\.\d+$")
@@ -86,6 +86,8 @@ def load_sources(sources: Iterable[str]) -> list[NamedTable]:
 
 
 _NAMED = re.compile(r"^(\w+)=(.+)$")
+STORED_SOURCE = re.compile(r"^(?:\w+=)?tbl_[0-9a-f]{32}$")
+"""A source that names a table already in the artifact store (the only kind a session may pass)."""
 _TABLE_ID = re.compile(r"^tbl_[0-9a-f]{32}$")
 
 
