@@ -110,7 +110,8 @@ def test_planner_votes_and_coder_votes() -> None:
     plans = ["Action: Finish[Defense]", "Action: Finish[defense]", "Action: Finish[State]"]
     reply = ask("Which department is the biggest?", scripted(plans, []), plan_samples=3)
     assert values(reply) == ["Defense"]
-    assert reply.state["steps"][-1]["votes"] == 2
+    votes = [e for e in reply.events if e.type == "decision" and e.kind == "vote"]
+    assert votes[0].details["votes"] == 2 and votes[0].details["samples"] == 3
     plans = ["Action 1: Retrieve[the largest department]", "Action 2: Finish[df]"]
     codes = ["new_table = df.nlargest(1, 'Num_Employees')[['Name']]", "new_table = df.head(1)[['Name']]",
              "new_table = df.sort_values('Num_Employees').tail(1)[['Name']]"]
@@ -126,10 +127,13 @@ def test_step_cap_returns_the_best_supported_answer() -> None:
     assert len(reply.state["steps"]) == 3 and "단계 한도" in reply.text
 
 
-def test_unparsable_planner_output_costs_a_step() -> None:
-    reply = ask("x?", scripted(["I am not sure.", "Action: Finish[42]"], []))
+def test_unparsable_planner_output_gets_a_format_note() -> None:
+    model = scripted(["I am not sure.", "Action: Finish[42]"], [])
+    reply = ask("x?", model)
     assert values(reply) == ["42"]
-    assert reply.state["steps"][0]["action"] == "Invalid"
+    assert "could not be parsed" in planner_prompts(model)[1]
+    garbage = ask("x?", scripted(["no", "still no", "never"], []))
+    assert garbage.state["status"] == "error" and garbage.state["answer"] == []
 
 
 def test_search_is_not_available() -> None:

@@ -23,7 +23,7 @@ class TableQAOptions(BaseModel):
 
     plan_samples: int = Field(1, ge=1, le=10, description="planner samples per step, majority vote (MACT: 5)")
     code_samples: int = Field(1, ge=1, le=10, description="coder programs per step, vote on results (MACT: 5)")
-    max_steps: int = Field(6, ge=1, le=MAX_STEPS_LIMIT, description="planner steps per question before a budget answer")
+    max_steps: int = Field(6, ge=1, le=MAX_STEPS_LIMIT, description="tool calls per question before a budget answer")
     coder_retries: int = Field(2, ge=0, le=5, description="extra coder attempts after an error")
     timeout_s: float = Field(10.0, gt=0, le=300, description="sandbox wall-clock limit per program")
     memory_mb: int = Field(1024, ge=128, le=16384, description="sandbox memory per program")

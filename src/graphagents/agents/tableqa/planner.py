@@ -31,6 +31,7 @@ class PlanChoice:
     samples: int
     error: str = ""
     finish_candidates: tuple[Action, ...] = ()
+    raw: str = ""  # the first sample, for the loop's format note when none parsed
 
 
 def scratchpad(steps: Sequence[StepRecord]) -> str:
@@ -50,7 +51,10 @@ def planner_prompt(
     intermediate: Sequence[IntermediateTable],
     steps: Sequence[StepRecord],
     actx: AgentContext,
+    *,
+    note: str = "",
 ) -> str:
+    """MACT's planner prompt; ``note`` is the loop's reply to an unusable previous turn."""
     tables = [preview(f"df_orig_{i + 1}", actx.store.get(t["id"]), label=t["name"]) for i, t in enumerate(original)]
     if intermediate and actx.options.chain:
         tables.append(preview("df (working table)", actx.store.get(intermediate[-1]["id"])))
@@ -59,7 +63,8 @@ def planner_prompt(
         "planner.md",
         question=question,
         tables="\n\n".join(tables),
-        scratchpad=(scratchpad(steps) + "\n" if steps else "") + f"Thought {next_step}:",
+        scratchpad=(scratchpad(steps) + "\n" if steps else "") + (f"{note}\n" if note else "")
+        + f"Thought {next_step}:",
         max_steps=actx.options.max_steps,
         search_line="",
     )
@@ -76,8 +81,10 @@ def _ask(model: BaseChatModel, messages: list[Any]) -> str:
 def choose_action(model: BaseChatModel, prompt: str, samples: int) -> PlanChoice:
     actions: list[Action] = []
     errors: list[str] = []
+    first = ""
     for _ in range(samples):
         text = _ask(model, [HumanMessage(prompt)])
+        first = first or text
         if "Action" not in text and "Thought" not in text.split("\n", 1)[0]:
             text = "Thought: " + text  # the prompt ends with "Thought n:", so a reply may start mid-line
         try:
@@ -85,7 +92,7 @@ def choose_action(model: BaseChatModel, prompt: str, samples: int) -> PlanChoice
         except ActionParseError as exc:
             errors.append(str(exc))
     if not actions:
-        return PlanChoice(None, 0, samples, errors[0] if errors else "no usable planner output")
+        return PlanChoice(None, 0, samples, errors[0] if errors else "no usable planner output", raw=first)
     winner, votes = majority(actions)
     others = tuple(a for a in actions if a.kind == "Finish" and a.key != winner.key)
     return PlanChoice(winner, votes, samples, finish_candidates=others)

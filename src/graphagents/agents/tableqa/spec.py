@@ -22,7 +22,7 @@ def public_state(values: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "question": values.get("question", ""),
         "status": values.get("status", ""),
-        "answer": list(values.get("answer") or []),
+        "answer": list(values.get("answers") or []),
         "answer_table": values.get("answer_table"),
         "steps": [
             {k: s.get(k) for k in ("step", "thought", "action", "argument", "code", "observation", "ok", "votes",

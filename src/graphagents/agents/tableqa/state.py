@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypedDict
 
+from graphagents.toolloop import LoopState
+
 __all__ = [
     "IntermediateTable",
     "Status",
@@ -25,7 +27,7 @@ __all__ = [
     "reset",
 ]
 
-Status = Literal["running", "answered", "budget", "declined", "error"]
+Status = Literal["running", "answered", "budget", "declined", "error", "steps"]
 
 
 class TableRef(TypedDict):
@@ -80,19 +82,19 @@ def reset(items: list[Any] | None = None) -> dict[str, list[Any]]:
     return {"reset": list(items or [])}
 
 
-class TableQAState(TypedDict, total=False):
+class TableQAState(LoopState, total=False):
+    """The tool loop's keys (``react``, ``transcript``, ``pending``, ``status``, ``answer`` = the
+    Finish argument, ``remaining_steps`` ...) plus the design note's tables and MACT's bookkeeping."""
+
     user_input: str
     session_options: dict[str, Any]
     question: str
     original_tables: list[TableRef]
     intermediate_tables: Annotated[list[IntermediateTable], extend_or_reset]
     steps: Annotated[list[StepRecord], extend_or_reset]
-    step: int  # planner steps taken for the current question
-    pending: dict[str, Any] | None  # the chosen action waiting for `act`
-    candidate_answers: Annotated[list[dict[str, Any]], extend_or_reset]  # Finish votes that lost, by support
-    answer: list[str]
+    candidate_answers: Annotated[list[dict[str, Any]], extend_or_reset]  # scalar results, for a budget answer
+    answers: list[str]  # the answer values
     answer_table: str | None  # a table id when the answer is a whole table (Finish[df])
     tables_used: list[str]
-    status: Status
     reason: str
     reply: str
