@@ -175,11 +175,16 @@ def _frame_candidates(text: str) -> list[_Candidate]:
     return out
 
 
-def _reads_as_name(stem: str) -> bool:
-    """A typical full name (surname + two syllables, or a compound surname + one or two) that Kiwi
-    does not read as a verb form; longer names need a label or a proper-noun reading."""
+def _reads_as_name(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is a typical full name (surname + two syllables, or a compound surname +
+    one or two) that Kiwi reads as no verb form, alone or in its sentence ("선택하고" is 선택 + 하다);
+    longer names need a label or a proper-noun reading."""
+    stem = text[start:end]
     typical = (stem[:2] in COMPOUND_SURNAMES and len(stem) in (3, 4)) or len(stem) == 3
-    return typical and is_korean_name(stem) and not any(m.tag in _NOT_IN_NAMES for m in tokenize(stem))
+    if not typical or not is_korean_name(stem):
+        return False
+    in_context = [m for m in tokenize(text) if m.start < end and m.end > start]
+    return not any(m.tag in _NOT_IN_NAMES for m in (*tokenize(stem), *in_context))
 
 
 def _word_candidates(text: str, expected: bool) -> list[_Candidate]:
@@ -191,12 +196,12 @@ def _word_candidates(text: str, expected: bool) -> list[_Candidate]:
     words = list(_WORD_SPLIT.finditer(text))
     for m in _SPLIT_FRAME.finditer(text):
         name = m.group(1) + m.group(2)
-        if m.group(1) in SURNAMES | COMPOUND_SURNAMES and _reads_as_name(name):
+        if m.group(1) in SURNAMES | COMPOUND_SURNAMES and _reads_as_name(name, 0, len(name)):
             out.append(_Candidate(name, m.start(1), m.end(2), True))
     for i, m in enumerate(words):
         word = m.group()
         stem = strip_endings(word)
-        if len(stem) < 3 or not _reads_as_name(stem):
+        if len(stem) < 3 or not _reads_as_name(text, m.start(), m.start() + len(stem)):
             continue
         others = [w.group() for j, w in enumerate(words) if j != i]
         quiet = all(_AROUND_WORD.fullmatch(w) for w in others)
