@@ -58,7 +58,7 @@ def test_value_failing_validation_is_reasked_with_the_reason(make_agent: MakeAge
     for text in ["안녕하세요", "네", "네", "네", "보안카드요"]:
         s.send(text)
     model.push(json.dumps({"values": {"transfer_limit_per_time": 500}}))
-    reply = s.send("제일 적게 해주세요")
+    reply = s.send("적당히 알아서 해주세요")  # nothing the offline path can read
     assert "1회 이체한도는 1만원에서 1억원 사이로 정해 주세요" in reply.text
     assert "transfer_limit_per_time" not in reply.state["slots"]
     assert reply.state["stage"] == "collect_ib_info"
@@ -70,7 +70,7 @@ def test_confirmation_intent_from_the_model_when_offline_is_unsure(make_agent: M
     s.send("안녕하세요")
     model.push(json.dumps({"intent": "specific_correction", "correction_field": "customer_phone",
                            "correction_value": "010-1234-9999", "confidence": 0.9}))
-    reply = s.send("연락처 끝자리가 9999예요")
+    reply = s.send("연락처가 바뀌었는데 끝이 9999로 끝나요")  # no group cue the offline path knows
     assert reply.state["slots"]["customer_phone"] == "010-1234-9999"
     assert "연락처를 010-1234-9999로 수정했어요" in reply.text
     assert "확인 대상 필드" in model.prompt_texts[-1]

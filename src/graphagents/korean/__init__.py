@@ -29,13 +29,15 @@ from ._phones import (
     mask_phones_in_text,
     with_phone_part,
 )
-from ._questions import QuestionKind, classify_question
+from ._questions import QuestionKind, QuestionTopic, classify_question, question_topic
 from ._repair import Repair, classify_repair, is_hesitation, strip_hesitation
 from ._spelling import loose, respell
 from ._text import compact, fold, is_hangul, normalize, scrub
 from ._yesno import YesNo, classify_yes_no, has_affirmation, has_negation
 
 __all__ = [
+    "QuestionTopic",
+    "question_topic",
     "with_phone_part",
     "strip_hesitation",
     "respell",

@@ -15,18 +15,33 @@ from typing import Literal
 from ._analyser import tokenize
 from ._text import compact, normalize
 
-__all__ = ["QuestionKind", "classify_question"]
+__all__ = ["QuestionKind", "QuestionTopic", "classify_question", "question_topic"]
 
 QuestionKind = Literal["information", "request"]
+QuestionTopic = Literal["cost", "documents", "time", "later_change"]
 
 _QUESTION_ENDINGS = frozenset({"나요", "니까", "ᆸ니까", "습니까", "까요", "ᆯ까요", "을까요", "ᆫ가요", "은가요", "는가요",
                                "던가요", "나", "냐", "니", "는지", "는지요", "ᆫ지요", "을지", "ᆯ지", "래요", "대요"})
 _WH = re.compile(r"뭐|무엇|무슨|어떤|어떻게|왜|언제|얼마|어디|어느|몇|누가|누구")
 # What people ask about around an application: fees, documents, time, and later changes.
-_TOPIC = re.compile(
-    r"비용|수수료|요금|유료|무료|공짜|돈(?:이|을)?(?:들|내|나가)|발급비|인증서|증명서|서류|신분증|영업시간|시간이걸|"
-    r"나중에(?:\w{0,6})(?:바꿀|바꿔|바꾸|변경|수정|해지|해제|추가|신청|올릴|내릴|늘릴|줄일)|(?:바꿀|변경할|해지할)수(?:있|도)"
-)
+_TOPICS: dict[QuestionTopic, re.Pattern[str]] = {
+    "cost": re.compile(
+        r"비용|수수료|요금|유료|무료|공짜|돈(?:이|을)?(?:들|내|나가)|발급비|얼마(?:예요|에요|인가|죠|나|들)"
+    ),
+    "documents": re.compile(r"인증서|증명서|서류|신분증|준비물|필요한게|가져가|챙겨"),
+    "time": re.compile(r"영업시간|시간이(?:걸|얼마)|얼마나걸|언제(?:까지|부터|나와|와|받|도착|돼)|며칠"),
+    "later_change": re.compile(
+        r"나중에(?:\w{0,6})(?:바꿀|바꿔|바꾸|변경|수정|해지|해제|추가|신청|올릴|내릴|늘릴|줄일|끌|켤)|"
+        r"(?:바꿀|변경할|해지할|수정할)수(?:있|도)|개설(?:후|한뒤|하고나서)"
+    ),
+}
+
+
+def question_topic(text: str) -> QuestionTopic | None:
+    """What a question is about, when it is one of the things people ask around an application:
+    fees, documents, waiting time, or changing something later."""
+    c = compact(text)
+    return next((topic for topic, pattern in _TOPICS.items() if pattern.search(c)), None)
 # "이거 얼마예요", "언제예요", "어떻게 돼요": a question word with a plain ending, the "?" dropped by STT.
 _WH_PLAIN = re.compile(
     r"(?:얼마|언제|어디|몇\w{0,3}|어떻게|뭐|무엇|무슨\w{0,3})(?:이)?(?:예요|에요|이에요|인가요|죠|야|돼요|되요|되나요|해요|하나요)$"
@@ -59,7 +74,7 @@ def classify_question(text: str) -> QuestionKind | None:
     if not c:
         return None
     formal = _question_form(text) or bool(_WH_PLAIN.search(c))
-    topical = bool(_TOPIC.search(c))
+    topical = question_topic(text) is not None
     if not formal and not (topical and re.search(r"(?:있|없|들|되|돼|나)(?:어요|나요|죠|요)$|있어$", c)):
         return None
     if _REQUEST.search(c) and not topical:

@@ -100,10 +100,10 @@ class Understanding:
         return merged
 
     def confirmation(self, text: str, fields: list[str], sc: Scenario, slots: Mapping[str, Any],
-                     stage: Stage, question: str = "") -> ConfirmationResult:
+                     stage: Stage, question: str = "", asides: bool = False) -> ConfirmationResult:
         yes = [w for t in stage.transitions if t.condition == "confirmed" for w in t.intent_keywords]
         no = [w for t in stage.transitions if t.condition == "needs_correction" for w in t.intent_keywords]
-        result = offline.classify_confirmation(text, fields, sc, slots, yes, no)
+        result = offline.classify_confirmation(text, fields, sc, slots, yes, no, asides)
         if self.llm is None or (result.intent != "unclear" and not
                                 (result.intent == "specific_correction" and not result.values)):
             return result

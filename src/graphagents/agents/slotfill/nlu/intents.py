@@ -52,12 +52,13 @@ class ConfirmationResult:
 
 
 
-def _as_field(spec: SlotSpec | FieldInfo) -> FieldInfo:
+def _as_field(spec: SlotSpec | FieldInfo, current: object = None) -> FieldInfo:
     if isinstance(spec, FieldInfo):
         return spec
     if spec.type == "boolean":
         return FieldInfo(spec.labels, lambda text: extract_value(spec, _strip_correction_words(text)), False)
-    return FieldInfo(spec.labels, lambda text: extract_value(spec, text), spec.type != "text")
+    now = current if isinstance(current, str | int | bool) else None
+    return FieldInfo(spec.labels, lambda text: extract_value(spec, text, now), spec.type != "text")
 
 
 def _cues(text: str) -> tuple[bool, bool]:
@@ -138,8 +139,8 @@ def classify_confirmation(
     text = normalize(text)
     if is_hesitation(text):
         return ConfirmationResult("unclear")
-    infos = {key: _as_field(spec) for key, spec in fields.items()}
     current = current or {}
+    infos = {key: _as_field(spec, current.get(key)) for key, spec in fields.items()}
     confirms, corrects = _cues(text)
     confirms = confirms and not text.rstrip().endswith("?")  # "좋네요?" asks, it does not confirm
     mentions = _mentions(text, infos)
