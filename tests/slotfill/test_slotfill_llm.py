@@ -58,7 +58,7 @@ def test_value_failing_validation_is_reasked_with_the_reason(make_agent: MakeAge
     for text in ["안녕하세요", "네", "네", "네", "보안카드요"]:
         s.send(text)
     model.push(json.dumps({"values": {"transfer_limit_per_time": 500}}))
-    reply = s.send("적당히 알아서 해주세요")  # nothing the offline path can read
+    reply = s.send("five hundred won, please")  # English: the model's to read, the offline path's not
     assert "1회 이체한도는 1만원에서 1억원 사이로 정해 주세요" in reply.text
     assert "transfer_limit_per_time" not in reply.state["slots"]
     assert reply.state["stage"] == "collect_ib_info"

@@ -27,6 +27,7 @@ from ...korean import fold as normalize
 from .flow import applicable
 from .nlu import SlotSpec, extract_slots, find_labels, match_enum
 from .nlu import classify_confirmation as nlu_confirmation
+from .nlu.slots import item_yes_no
 from .scenario import Scenario, SlotDef
 
 _CONTRAST = re.compile(r"아니라|아니고|말고|대신|아닌|에서\s*\S*?(?:으로|로)\s*(?:바꿔|변경|수정)")
@@ -99,7 +100,9 @@ def extract(text: str, keys: list[str], focus: list[str], sc: Scenario, slots: M
     if missing:
         # "네 하고 보안매체는 모바일OTP로 할게요": the yes/no before the volunteered part answers the question.
         start = min(s for s, _, _ in _evidence(text, given, [*keys, *extra], sc))
-        answer = classify_yes_no(normalize(text)[:start])
+        before = normalize(text)[:start]
+        # "알림 설정 말고 인터넷뱅킹 자체를 안 할래요": what comes before 말고 is set aside, not answered.
+        answer = None if _CONTRAST.search(before) else classify_yes_no(before)
         if answer is not None:
             for key in missing:
                 found[key] = answer == "yes"
@@ -111,6 +114,9 @@ def extract(text: str, keys: list[str], focus: list[str], sc: Scenario, slots: M
     return found
 
 
+_JOINED = re.compile(r"\s*(?:은|는|도)?\s*(?:이랑|랑|하고|과|와|및|,|그리고)\s*")
+
+
 def _check_volunteered_booleans(text: str, given: list[str], all_keys: list[str], sc: Scenario,
                                 found: dict[str, Any]) -> None:
     """A volunteered yes/no must be what its own words say, from its name to the next slot named:
@@ -120,8 +126,11 @@ def _check_volunteered_booleans(text: str, given: list[str], all_keys: list[str]
     for key in given:
         own = [sp for sp in spans if sp[2] == key]
         start = own[0][0] if own else 0
-        end = next((s for s, _, k in spans if s > start and k != key), len(low))
-        answer = classify_yes_no(low[start:end])
+        ends = [s for s, _, k in spans if s > start and k != key] + [len(low)]
+        end = ends[0]
+        if own and _JOINED.fullmatch(low[own[0][1]:end]) and len(ends) > 1:
+            end = ends[1]  # "인터넷뱅킹이랑 평생계좌 둘 다 할게요": joined items share the verb
+        answer = item_yes_no(low[start:end])
         if answer is None or (answer == "yes") != found.get(key):
             del found[key]
 
@@ -191,15 +200,18 @@ def _extract(text: str, keys: list[str], focus: list[str], sc: Scenario, slots: 
     return found
 
 
-_MOST = re.compile(r"최대|최고|최댓값|제일많이|가장많이|제일크게|가장크게|한도끝까지|끝까지|풀로|맥스|max")
-_LEAST = re.compile(r"최소|최저|최솟값|제일적게|가장적게|제일작게|가장작게|min")
+_MOST = re.compile(r"최대|최고|최댓값|제일많이|가장많이|제일크게|가장크게|한도끝까지|끝까지|풀로|맥스")
+_LEAST = re.compile(r"최소|최저|최솟값|제일적게|가장적게|제일작게|가장작게")
+_MOST_EN = re.compile(r"\b(?:max|maximum|highest|as much as possible)\b")
+_LEAST_EN = re.compile(r"\b(?:min|minimum|lowest|as little as possible)\b")
 
 
 def _extremes(text: str, keys: list[str], sc: Scenario, found: dict[str, Any]) -> None:
     """"최대로 해 주세요" after the range is read out: the slot's largest (or smallest) allowed amount.
     The slot is the one named, or every amount just asked when none is named."""
-    c = compact(text)
-    most, least = bool(_MOST.search(c)), bool(_LEAST.search(c))
+    c, low = compact(text), normalize(text)
+    most = bool(_MOST.search(c) or _MOST_EN.search(low))
+    least = bool(_LEAST.search(c) or _LEAST_EN.search(low))
     if most == least or not keys:
         return
     named = [k for k in mentioned_fields(text, keys, sc)] or keys
@@ -277,8 +289,9 @@ def classify_confirmation(text: str, fields: list[str], sc: Scenario, slots: Map
         plain = classify_yes_no(text)
         if any(compact(w) and compact(w) == c for w in extra_no):
             intent = "needs_correction"
-        elif any(compact(w) and compact(w) == c for w in extra_yes) or plain == "yes":
-            intent = "confirmed"  # "이대로 신청할게요": a plain yes to "이대로 신청할까요?"
+        elif any(compact(w) and compact(w) == c for w in extra_yes) or (plain == "yes" and not asides):
+            # "이대로 신청할게요": a plain yes to "이대로 신청할까요?", unless the yes is about other items.
+            intent = "confirmed"
     if intent == "confirmed" and not asides:
         others = [k for k in sc.slots if k not in fields]
         if others and mentioned_fields(text, others, sc) and extract(text, others, [], sc, slots):

@@ -73,7 +73,8 @@ def _strip_correction_words(text: str) -> str:
 
 
 def _mentions(text: str, infos: Mapping[str, FieldInfo]) -> list[tuple[int, int, str]]:
-    """(start, end, key) of field labels; a label inside another field's longer label is dropped."""
+    """(start, end, key) of field labels; a label inside another field's longer label is dropped, and
+    a field named again before another one is ("번호가 ... 아 아니다, 끝번호 2016") reads as one part."""
     mentions = sorted(
         (start, end, key) for key, info in infos.items() for start, end in find_labels(text, info.labels)
     )
@@ -81,7 +82,7 @@ def _mentions(text: str, infos: Mapping[str, FieldInfo]) -> list[tuple[int, int,
         a, b = mentions[i - 1], mentions[i]
         if b[0] < a[1]:
             mentions.pop(i if b[1] - b[0] <= a[1] - a[0] else i - 1)
-    return mentions
+    return [m for i, m in enumerate(mentions) if i == 0 or mentions[i - 1][2] != m[2]]
 
 
 def _read_labelled(

@@ -66,6 +66,18 @@ class SlotSpec:
             raise TypeError(f"SlotSpec {self.key!r}: labels must be a tuple of strings, not one string")
 
 
+_WITHDRAWN = re.compile(r"취소|해지|철회|안하는걸로|없는걸로")
+
+
+def item_yes_no(text: str) -> str | None:
+    """Yes/no about one named item: as ``classify_yes_no``, and "취소할게요" said of an item
+    ("인터넷뱅킹 신청은 취소할게요") withdraws that item rather than the whole application."""
+    answer = classify_yes_no(text)
+    if answer is None and _WITHDRAWN.search(compact(text)):
+        return "no"
+    return answer
+
+
 def retract_corrected(text: str, spans: Sequence[tuple[int, int]],
                       cues: Sequence[tuple[int, int]] = ()) -> list[int]:
     """Indices of the values in ``spans`` (reading order) that the user did not take back.
@@ -126,7 +138,7 @@ def extract_value(spec: SlotSpec, text: str, current: SlotValue | None = None, *
     if spec.type == "enum":
         return match_enum(text, spec.choices or {})
     if spec.type == "boolean":
-        answer = classify_yes_no(_without_labels(normalize(text), spec.labels))
+        answer = item_yes_no(_without_labels(normalize(text), spec.labels))
         return None if answer is None else answer == "yes"
     return _text_value(normalize(text), spec.labels)
 
@@ -192,7 +204,7 @@ def _assign_booleans(text: str, specs: list[SlotSpec], out: dict[str, SlotValue]
             start, end = clauses[j]
             if j > index and find_labels(text[start:end], all_labels):
                 break
-            answer = classify_yes_no(_without_labels(text[start:end], all_labels))
+            answer = item_yes_no(_without_labels(text[start:end], all_labels))
             if answer is not None:
                 return answer == "yes"
         return None
