@@ -83,3 +83,24 @@ def test_model_exception_does_not_end_the_conversation(make_agent: MakeAgent) ->
     reply = s.send("홍길동이고 010-4444-5555입니다")
     assert not [e for e in reply.events if e.type == "error"]
     assert reply.state["slots"] == {"customer_name": "홍길동", "customer_phone": "010-4444-5555"}
+
+
+def test_a_model_value_the_user_never_said_is_not_read_back(make_agent: MakeAgent) -> None:
+    """Issue 9: no confirmation may read back a value the user did not say; when unsure, ask."""
+    model = ScriptedChatModel(default=EMPTY)
+    s = make_agent(model).session(profile={})
+    s.send("안녕하세요")
+    model.push(json.dumps({"values": {"customer_name": "정다은", "customer_phone": "010-9999-8888"}}))
+    reply = s.send("음 그게요 제가 좀 헷갈려서요")
+    assert reply.state["slots"] == {}
+    assert "정다은" not in reply.text and "010-9999-8888" not in reply.text
+
+
+def test_a_model_value_the_user_said_is_kept(make_agent: MakeAgent) -> None:
+    model = ScriptedChatModel(default=EMPTY)
+    s = make_agent(model).session(profile={})
+    s.send("안녕하세요")
+    model.push(json.dumps({"values": {"customer_phone": "010-3333-4444"}}))
+    reply = s.send("공일공 삼삼삼삼에 사사사사로 연락 주세요")  # spoken digits the offline reader splits
+    assert model.prompts, "the offline path read it alone: this test needs the model's reading"
+    assert reply.state["slots"].get("customer_phone") == "010-3333-4444"

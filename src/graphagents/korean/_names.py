@@ -190,8 +190,9 @@ def _reads_as_name(text: str, start: int, end: int) -> bool:
 def _word_candidates(text: str, expected: bool) -> list[_Candidate]:
     """Names read word by word, endings taken off: "길은호예요", "박서연이고요, 번호는 ...".
 
-    A word with a copula or connective ending is a name when the rest says nothing else or the
-    question asked for a name; a bare word ("길은호") only when the question asked for a name."""
+    A word with a copula or connective ending is a name when the rest says nothing else or another
+    clause follows it; when the question is about the name, also a bare word ("길은호") or one that
+    ends the sentence ("아 아니에요 원래대로 박서연입니다")."""
     out = []
     words = list(_WORD_SPLIT.finditer(text))
     for m in _SPLIT_FRAME.finditer(text):
@@ -207,7 +208,8 @@ def _word_candidates(text: str, expected: bool) -> list[_Candidate]:
         quiet = all(_AROUND_WORD.fullmatch(w) for w in others)
         ended = stem != word
         follows_on = ended and i + 1 < len(words) and not _REJECTED_AFTER.match(text[m.start() + len(stem):])
-        if (expected and quiet) or (ended and (quiet or follows_on)):
+        last = i == len(words) - 1
+        if (expected and (quiet or (ended and last))) or (ended and (quiet or follows_on)):
             out.append(_Candidate(stem, m.start(), m.start() + len(stem), True))
     return out
 

@@ -186,7 +186,9 @@ def _extract(text: str, keys: list[str], focus: list[str], sc: Scenario, slots: 
     focus_bools = [k for k in focus if sc.slots[k].type == "boolean"]
     wanted = [k for k in [*focus, *keys] if sc.slots[k].type != "boolean" or k in named or k in focus_bools]
     specs = [slot_spec(sc, k) for k in dict.fromkeys(wanted)]
-    found: dict[str, Any] = dict(extract_slots(text, specs, slots, focus)) if specs else {}
+    # A stage that takes the name (greeting, its correction) is about the name: "길은호" answers it.
+    asked = [*focus, *(k for k in keys if sc.slots[k].type == "person_name")]
+    found: dict[str, Any] = dict(extract_slots(text, specs, slots, asked)) if specs else {}
     _extremes(text, [k for k in focus if sc.slots[k].type == "amount" and k not in found], sc, found)
     phones = [m.number for m in find_phones(text)]
     for key in (k for k in wanted if sc.slots[k].type == "phone" and k in found):

@@ -58,7 +58,8 @@ def _as_field(spec: SlotSpec | FieldInfo, current: object = None) -> FieldInfo:
     if spec.type == "boolean":
         return FieldInfo(spec.labels, lambda text: extract_value(spec, _strip_correction_words(text)), False)
     now = current if isinstance(current, str | int | bool) else None
-    return FieldInfo(spec.labels, lambda text: extract_value(spec, text, now), spec.type != "text")
+    # A confirmation that reads back a name is about that name: "아니요, 박서연입니다" answers it.
+    return FieldInfo(spec.labels, lambda text: extract_value(spec, text, now, asked=True), spec.type != "text")
 
 
 def _cues(text: str) -> tuple[bool, bool]:
