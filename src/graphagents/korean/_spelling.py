@@ -13,6 +13,7 @@ Two tools, both built on how a syllable sounds rather than a list of typos:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ._text import is_hangul
 
@@ -49,6 +50,7 @@ def _join(cho: int, jung: int, jong: int) -> str:
     return chr(_BASE + cho * 588 + jung * 28 + jong)
 
 
+@lru_cache(maxsize=8192)
 def loose(text: str) -> str:
     """``text`` with the vowels people confuse merged, one character for one: "인터넷벵킹" and
     "인터넷뱅킹" become equal, and spans found in the result index ``text``."""
@@ -93,6 +95,7 @@ def _respell_word(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=4096)
 def respell(text: str) -> str:
     """``text`` with common answer words in standard spelling: "마자요" -> "맞아요", "해주새요" ->
     "해주세요", "할께요" -> "할게요", "해주세여" -> "해주세요". Other words are left alone."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ...korean import (
@@ -45,11 +46,17 @@ def mentions(slot: SlotDef) -> list[str]:
     return sorted({slot.label, *slot.mentions}, key=len, reverse=True)
 
 
+@lru_cache(maxsize=512)
+def _cues(items: tuple[tuple[str, tuple[str, ...]], ...]) -> list[tuple[str, str]]:
+    """(cue as matched, key) for every word naming the items, longest first."""
+    return sorted(((loose(m.casefold()), k) for k, words in items for m in words), key=lambda c: -len(c[0]))
+
+
 def mention_spans(text: str, keys: list[str], sc: Scenario) -> list[tuple[int, int, str]]:
     """(start, end, key) for every cue word naming one of ``keys``, longest cue first, no overlaps."""
     low = loose(normalize(text))
     spans: list[tuple[int, int, str]] = []
-    cues = sorted(((loose(m.casefold()), k) for k in keys for m in mentions(sc.slots[k])), key=lambda c: -len(c[0]))
+    cues = _cues(tuple((k, tuple(mentions(sc.slots[k]))) for k in keys))
     taken = [False] * len(low)
     for cue, key in cues:
         for m in re.finditer(re.escape(cue), low):
