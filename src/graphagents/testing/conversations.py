@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 
 from ..runtime import Agent
+from ..usage import Usage
 
 __all__ = [
     "ConversationResult",
@@ -60,6 +61,8 @@ class ConversationResult:
     transcript: list[tuple[str, str]] = field(default_factory=list)
     state: dict[str, Any] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)
+    usage: list[Usage] = field(default_factory=list)
+    """Per turn: model calls, tokens, latency and steps (``Reply.usage``)."""
 
 
 def _check(name: str, data: Any) -> dict[str, Any]:
@@ -129,9 +132,9 @@ def check_state(where: str, expected: Mapping[str, Any], state: Mapping[str, Any
 def drop_process_resources(agent: Agent) -> None:
     """Close and forget the process-wide checkpointer of ``agent``: the next Agent opens a new
     one, exactly as a restarted process would."""
-    from .. import resources
+    from .. import _connections
 
-    resources.forget(agent.settings.resolved_checkpoint_url)
+    _connections.forget(agent.settings.resolved_checkpoint_url)
 
 
 def run_conversation(name: str, data: Mapping[str, Any], make_agent: Callable[[], Agent], *,
@@ -151,6 +154,7 @@ def run_conversation(name: str, data: Mapping[str, Any], make_agent: Callable[[]
         text = str(step["user"])
         where = f"step {i} ({text!r})"
         reply = session.send(text)
+        result.usage.append(reply.usage)
         result.turns += 1
         result.transcript.append((text, reply.text))
         errors = [e.to_dict().get("message") for e in reply.events if e.type == "error"]
