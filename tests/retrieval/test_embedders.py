@@ -65,18 +65,19 @@ def test_unwritable_disk_cache_only_costs_speed(tmp_path: Path) -> None:
 def test_load_embedder_specs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert load_embedder("fake") is load_embedder("fake")  # shared per process
     assert load_embedder("fake").name == "fake"
-    monkeypatch.setenv("GRAPHAGENTS_EMBEDDER", "fake")
-    from graphagents.settings import get_settings
-
-    get_settings.cache_clear()
-    try:
-        assert load_embedder() is load_embedder("fake")
-    finally:
-        get_settings.cache_clear()
     with pytest.raises(UnknownProviderError, match="offline, fake, openai:<model>"):
         load_embedder("word2vec")
     with pytest.raises(UnknownProviderError):
         load_embedder("openai:")
+    from graphagents.settings import get_settings
+
+    monkeypatch.setenv("GRAPHAGENTS_EMBEDDER", "fake")
+    get_settings.cache_clear()
+    try:
+        assert load_embedder() is load_embedder("fake")  # the setting picks the default
+    finally:
+        monkeypatch.delenv("GRAPHAGENTS_EMBEDDER")
+        get_settings.cache_clear()  # no later test may see the fake as its default
 
 
 def test_provider_without_its_extra_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
