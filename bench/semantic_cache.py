@@ -3,9 +3,10 @@
 Entries are spread over users and slot signatures the way an assistant's cache fills up (by default
 20,000 users x 1 signature x 5 entries: a partition holds "a handful"). A lookup reads one
 partition; the brute force keeps every entry in one matrix, computes all similarities with one
-matrix-vector product (one BLAS thread, as the stores use) and then filters by user and signature: the obvious design without partitions, already
-vectorised. Vectors are synthetic (512 dims, normalised) and passed in, so no encoder is timed; the
-offline encoder's cost per question is printed separately for scale.
+matrix-vector product (one BLAS thread, as the stores use) and then filters by user and signature:
+the obvious design without partitions, already vectorised. Vectors are synthetic (512 dims,
+normalised) and passed in, so no encoder is timed; the offline encoder's cost per question is
+printed separately for scale.
 
 Usage: ``.venv/bin/python bench/semantic_cache.py [--entries 100000] [--per-partition 5] [--redis URL
 --redis-entries 10000]`` (Redis entries are written under a unique namespace and deleted at the end).
