@@ -61,7 +61,7 @@ def singular(word: str) -> str:
     w = word.lower()
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
-    if len(w) > 4 and w.endswith(("ses", "xes", "ches", "shes")):
+    if len(w) > 4 and w.endswith(("sses", "xes", "zes", "ches", "shes")):
         return w[:-2]
     if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return w[:-1]

@@ -73,6 +73,7 @@ class Frame:
     versus: bool = False  # "online versus offline": compare the values side by side
     unparsed_superlative: bool = False  # "가장" left over: a ranking we do not understand
     more_superlatives: list[tuple[bool, int]] = field(default_factory=list)  # "제일 비싼 거랑 제일 싼 거"
+    leftover: str = ""  # the text with every understood cue blanked: what no construct accounted for
 
 
 _QUOTED = re.compile(r"['\"“‘「『]([^'\"”’」』]+)['\"”’」』]")
@@ -152,6 +153,7 @@ def parse_question(question: str) -> Frame:
         frame.numbers.append((lx.as_number(float(hit[1])), hit.start(1)))
         m.mask(*hit.span())
     frame.terms = sorted(quoted + _terms(frame, m.text), key=lambda t: t.start)
+    frame.leftover = m.text
     leftover = m.text.lower()
     frame.unparsed_superlative = any(re.search(rf"(?<![가-힣a-z]){w}(?![a-z])", leftover)
                                      for w in lx.UNPARSED_SUPERLATIVE)
