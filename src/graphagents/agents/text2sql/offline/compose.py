@@ -20,6 +20,7 @@ from .assemble import assemble
 from .build import render
 from .catalog import Catalog, ColumnWords
 from .cues import find_cues
+from .joins import dedupe_fan_out, prefer_named_paths
 from .link import ColumnRef, Linker, Piece, TableRef, Unknown, ValueRef, link_terms
 from .meaning import unexpressed
 from .parse import Frame, parse_question
@@ -70,6 +71,8 @@ def compose(question: str, ctx: ComposeContext) -> ComposeResult:
                       cues=find_cues(frame))
     try:
         plan = assemble(planner)
+        prefer_named_paths(planner, plan)
+        dedupe_fan_out(planner, plan)
         sql = render(plan, catalog, ctx.dialect)
         tree = sqlglot.parse_one(sql, read=_read_dialect(ctx.dialect))
         problems = unexpressed(planner, tree) + contradictions(planner, tree)
@@ -82,7 +85,9 @@ def compose(question: str, ctx: ComposeContext) -> ComposeResult:
         return _declined(CannotAnswer(f"테이블을 잇는 외래키 경로가 없습니다 ({exc}).",
                                       f"no foreign-key path joins the tables the question names ({exc})."), lang)
     links = tuple(ValueLink(n, t, c, v) for n, t, c, v in planner.links)
-    unknown = [p.text for p in pieces if isinstance(p, Unknown)]
+    understood = [(c.start, c.end) for c in planner.claimed]
+    unknown = [p.text for p in pieces if isinstance(p, Unknown)
+               and not any(lo <= p.start < hi for lo, hi in understood)]
     confidence = _confidence(roles, pieces, unknown, planner)
     shape = next((s for s in _SHAPES if s in planner.features), "lookup")
     columns = tuple(dict.fromkeys(f"{c.table}.{c.name}" for c in tree.find_all(sqlglot.exp.Column) if c.table))

@@ -14,9 +14,9 @@ from sqlglot import exp
 from .build import QueryPlan, col, literal
 from .cues import Cue
 from .link import TableRef
-from .plan import Note, Planner
+from .plan import CannotAnswer, Note, Planner
 
-__all__ = ["absent_tables", "join_existence_tables"]
+__all__ = ["absent_tables", "join_existence_tables", "present_tables"]
 
 # Negations that say a related row does not exist; "제외/except" exclude values, not rows.
 _ABSENCE_WORDS = frozenset({"없", "안", "않", "못", "never", "no", "not", "without", "none"})
@@ -34,6 +34,34 @@ def join_existence_tables(p: Planner, plan: QueryPlan, fact: str, group_tables: 
         p.roles.use(t)
         p.notes.append(Note(f"'{t.text}' → {t.table} 와 조인 (있는 행만 셉니다)",
                             f"{t.text!r} → joined with {t.table} (only rows that have a {t.table} row count)"))
+
+
+def present_tables(p: Planner, plan: QueryPlan, head: str) -> None:
+    """Rows of ``head`` that have a row in each other table named: 'products with reviews'.
+
+    A table that ``head`` points at joins without repeating rows; one that points at ``head``
+    (reviews of a product) would repeat each product once per review, so it becomes ``EXISTS``.
+    """
+    for t in [t for t in p.roles.tables if p.roles.free(t) and t.table != head]:
+        if not p.roles.free(t):
+            continue
+        if _key_count(p, t.table, head) > 1:
+            raise CannotAnswer(f"'{t.text}' ({t.table}) 가 {head} 를 여러 컬럼으로 참조해서 "
+                               "어떤 관계인지 모르겠습니다.",
+                               f"{t.table} refers to {head} through several columns; I cannot tell which "
+                               f"relation {t.text!r} means.")
+        key = _child_key(p, t.table, head)
+        if key is None:
+            plan.need(t.table)
+            continue
+        child_col, parent_col = key
+        inner = exp.select(literal(1)).from_(t.table).where(
+            exp.EQ(this=col(t.table, child_col), expression=col(head, parent_col)))
+        plan.where.append(exp.Exists(this=inner))
+        for same in [s for s in p.roles.tables if s.table == t.table]:
+            p.roles.use(same)
+        p.notes.append(Note(f"'{t.text}' → {t.table} 행이 있는 {head} 만 (EXISTS)",
+                            f"{t.text!r} → only {head} rows that have a {t.table} row (EXISTS)"))
 
 
 def absent_tables(p: Planner, plan: QueryPlan, fact: str) -> None:
@@ -75,6 +103,10 @@ def _absence_next_to(p: Planner, t: TableRef) -> Cue | None:
 def _stem(word: str) -> str:
     w = word.lower()
     return "not" if w.endswith("n't") else w
+
+
+def _key_count(p: Planner, child: str, parent: str) -> int:
+    return sum(to == parent for to, _ in p.catalog.tables[child].fks.values())
 
 
 def _child_key(p: Planner, child: str, parent: str) -> tuple[str, str] | None:

@@ -74,6 +74,7 @@ class Frame:
     unparsed_superlative: bool = False  # "가장" left over: a ranking we do not understand
     more_superlatives: list[tuple[bool, int]] = field(default_factory=list)  # "제일 비싼 거랑 제일 싼 거"
     leftover: str = ""  # the text with every understood cue blanked: what no construct accounted for
+    alphabetical: bool = False  # "alphabetically", "in alphabetical order": sort by the rows' name
 
 
 _QUOTED = re.compile(r"['\"“‘「『]([^'\"”’」』]+)['\"”’」』]")
@@ -93,7 +94,11 @@ _KO_CHUNK_TAGS = {"NNG", "NNP", "NNB", "SL", "SH", "XPN"}
 _NUMBER = re.compile(
     r"(?:\b(?:ID|Id|id|number|no\.?|#)\s*|번호\s*)?(?<![\w.])(\d+(?:\.\d+)?)(?:\s*번째|\s*번)?(?![\d,.]?\d)"
 )
-_EN_ORDER_BY = re.compile(r"\b(?:sorted|ordered|ranked)\s+by\s+([a-z_ ]+?)(\s+(asc|desc)\w*)?\b", re.I)
+_EN_ORDER_BY = re.compile(r"\b(?:sorted|ordered|ranked)\s+by\s+(?:the\s+)?([a-z_ ]+?)(\s+(asc|desc)\w*)?\b", re.I)
+_EN_DIRECTION = re.compile(
+    r"\b(?:in\s+)?(descending|ascending|reverse|alphabetical)\s+order\b|\b(alphabetically)\b"
+    r"|\bfrom\s+(?:the\s+)?(largest|highest|most|longest|biggest|newest|latest|greatest|smallest|lowest|least"
+    r"|shortest|oldest|earliest|fewest)\s+to\s+(?:the\s+)?\w+", re.I)
 _KO_ORDER_BY = re.compile(
     r"([가-힣A-Za-z_]+)\s?(?:이|가)?\s?(높은|낮은|많은|적은|큰|작은|비싼|싼|최신)?\s?순(?:으로|서대로)?(?![가-힣])"
 )
@@ -220,10 +225,19 @@ def _top_and_order(frame: Frame, m: _Masker) -> None:
                 frame.desc = desc if frame.desc is None else frame.desc
                 before = m.text[:pos].split()
                 frame.order_word = before[-1] if before else None
-    if frame.lang == "en" and (hit := _EN_ORDER_BY.search(m.text)):
-        frame.order_word = hit[1].strip()
-        frame.desc = bool(hit[3] and hit[3].lower().startswith("desc")) or frame.desc
+    if frame.lang == "en" and (hit := _EN_DIRECTION.search(m.text)):
+        word = (hit[1] or hit[2] or hit[3]).lower()
+        frame.desc = word in ("descending", "reverse", "largest", "highest", "most", "longest", "biggest",
+                              "newest", "latest", "greatest")
+        frame.alphabetical = word.startswith("alphabetical")
         m.mask(hit.start(), hit.end())
+    if frame.lang == "en" and (hit := _EN_ORDER_BY.search(m.text)):
+        if hit[1].split()[0].lower() in ("number", "count", "amount", "total"):
+            m.mask(hit.start(), hit.start(1))  # "ordered by the number of X": the count words stay to be read
+        else:
+            frame.order_word = hit[1].strip()
+            m.mask(hit.start(), hit.end())
+        frame.desc = bool(hit[3] and hit[3].lower().startswith("desc")) or frame.desc
     elif frame.lang == "ko" and (hit := _KO_ORDER_BY.search(m.text)) and hit[1] not in ("내림차", "오름차"):
         frame.order_word = hit[1]
         if hit[2]:
@@ -267,6 +281,8 @@ def _groups(frame: Frame, m: _Masker) -> None:
         before = m.text[: hit.start()].rstrip().lower()
         if before.endswith(("sorted", "ordered", "ranked", "sort", "order")):
             continue
+        if hit[0].lower().startswith("by") and _is_participle(before.split()[-1] if before.split() else ""):
+            continue  # "cited by publications", "paid by card": a passive agent, not a grouping
         words = hit[1].split()
         # "by category and year" -> only the first word; "by store name" keeps both.
         if len(words) > 1 and lx.singular(words[1]) in lx.STOP_EN:
@@ -278,6 +294,17 @@ def _groups(frame: Frame, m: _Masker) -> None:
         if word.endswith("ly") and re.search(rf"\b{word}\b", m.text, re.I):
             frame.groups.append(GroupCue(word, bucket, m.text.lower().find(word)))
             _cut(m, word, whole=True)
+
+
+_IRREGULAR_PARTICIPLES = frozenset({
+    "written", "made", "paid", "sold", "held", "taught", "taken", "given", "done", "run", "seen", "bought",
+    "sent", "won", "led", "kept", "found", "built", "drawn", "driven", "flown", "grown", "known", "shown",
+    "thrown", "worn", "borne", "chosen",
+})
+
+
+def _is_participle(word: str) -> bool:
+    return (len(word) > 3 and word.endswith("ed")) or word in _IRREGULAR_PARTICIPLES
 
 
 def _aggregates(frame: Frame, m: _Masker) -> None:

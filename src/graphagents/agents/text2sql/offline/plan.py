@@ -97,6 +97,8 @@ class Planner:
     def measures(self) -> list[Measure]:
         out: list[Measure] = []
         for func, pos in self.frame.aggs:
+            if func == "count" and self._counted_column(pos) is not None:
+                continue  # "the number of references" where reference_num stores it: a value, not a count
             if func == "count":
                 t = nearest(self.roles, pos, (TableRef,), korean=self.korean)
                 if t is not None:
@@ -127,6 +129,22 @@ class Planner:
             out.append(Measure("count"))
         return out
 
+    def _counted_column(self, pos: int) -> ColumnRef | None:
+        """'number of pages', '페이지 수': the count names a numeric column that already holds the number."""
+        text = self.frame.text
+        for q in self.roles.pieces:
+            if not isinstance(q, ColumnRef):
+                continue
+            gap = text[pos:q.start] if not self.korean else text[q.start + len(q.text):pos]
+            if self.korean and (gap.strip() or q.start + len(q.text) > pos):
+                continue
+            if not self.korean and (q.start <= pos or gap.split()[-1:] != ["of"] or len(gap.split()) > 3):
+                continue
+            if any(self.catalog.column(t, c).is_numeric and not self.catalog.column(t, c).primary_key
+                   and c not in self.catalog.tables[t].fks for t, c, _ in q.candidates):
+                return q
+        return None
+
     def _several_superlatives(self) -> list[Measure]:
         """'제일 비싼 거랑 제일 싼 거 가격': MAX and MIN of one column; rows would need two queries."""
         if not self._asks_for_value():
@@ -144,7 +162,15 @@ class Planner:
 
         The word after the superlative decides: a numeric column (possibly preceded by its own
         table in the same chunk, "product price") means a value, anything else means a ranking.
+        A question that asks "which"/"who" ("Which employee has the highest salary?") wants the row.
         """
+        if any(c.kind == "entity" for c in self.cues):
+            return False
+        if not self.korean and any(
+                isinstance(q, ColumnRef) and q.start < self.frame.superlative_pos and self.roles.free(q)
+                and not any(self.catalog.column(t, c).is_numeric for t, c, _ in q.candidates)
+                for q in self.roles.pieces):
+            return False  # "the title of the publication with the highest ...": a row's column is asked
         after = [p for p in self.roles.pieces if p.start > self.frame.superlative_pos and self.roles.free(p)]
         if not after:
             return self._head_piece() is None

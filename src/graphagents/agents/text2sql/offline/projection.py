@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from .build import QueryPlan, col
 from .catalog import ColumnWords, norm, word_forms
+from .existence import present_tables
 from .lexicon import TIME_ADJECTIVES
 from .link import ColumnRef, Piece, TableRef
 from .plan import CannotAnswer, Measure, Planner
@@ -35,6 +36,8 @@ def sort(p: Planner, plan: QueryPlan, measures: list[Measure], head: str) -> Non
     word = p.frame.order_word or ""
     cands = _columns_for(p, word) if word else []
     c = pick_column(ColumnRef(tuple(cands), word, -1), [head], p.catalog) if cands else None
+    if not word and p.frame.alphabetical:
+        c = p.catalog.tables[head].label  # "alphabetically": by the rows' name
     if c is None or c.table != head:
         raise CannotAnswer(f"'{word}' 순으로 정렬할 컬럼을 찾지 못했습니다.", f"no column to sort by {word!r}.")
     plan.add_select(col(c.table, c.name))
@@ -53,8 +56,7 @@ def projection(p: Planner, plan: QueryPlan, head: str, ranked: bool) -> None:
     else:
         for c in p.catalog.tables[head].columns:
             plan.add_select(col(head, c.name))
-    for t in [t.table for t in p.roles.tables if p.roles.free(t) and t.table != head]:
-        plan.need(t)
+    present_tables(p, plan, head)
     if order_col is not None:
         plan.add_select(col(order_col.table, order_col.name))
         plan.order = [(col(order_col.table, order_col.name), p.frame.desc is not False)]

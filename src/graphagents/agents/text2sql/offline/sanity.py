@@ -4,14 +4,16 @@
   empty, the question meant "either" or "both rows";
 * a sum or an average of a key (``AVG(course_id)``): a number that only looks like a measure;
 * a table the question names that the SQL never reads ("rivers ... in countries with a lake"
-  without the lake table): a condition was dropped.
+  without the lake table): a condition was dropped;
+* (English) a word nothing explained right before a schema word ("silver customers"): a modifier,
+  most likely a condition, that the SQL would silently drop.
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from .link import ValueRef
+from .link import ColumnRef, TableRef, Unknown, ValueRef
 from .meaning import Problem
 from .plan import Planner
 
@@ -26,7 +28,28 @@ def contradictions(p: Planner, tree: exp.Expr) -> list[Problem]:
             out += _exclusive_equalities(where.this)
     out += _key_arithmetic(p, tree)
     out += _dropped_tables(p, tree)
+    out += _unplaced_modifiers(p)
     return out
+
+
+def _unplaced_modifiers(p: Planner) -> list[Problem]:
+    if p.korean:
+        return []  # Korean chunks also hold light nouns ("신규 가입 고객"); they only lower the confidence
+    pieces = p.roles.pieces
+    text = p.frame.text.lower()
+    for i, q in enumerate(pieces[1:], start=1):
+        before = pieces[i - 1]
+        between = text[before.start + len(before.text):q.start].split()
+        if isinstance(q, Unknown) and isinstance(before, TableRef | ColumnRef) and between in (["of"], ["of", "the"]):
+            return [Problem(f"'{before.text} of {q.text}' 에서 '{q.text}' 를 해석하지 못했습니다.",
+                            f"I could not tell what {q.text!r} in '{before.text} of {q.text}' refers to.")]
+    for i, q in enumerate(pieces[:-1]):
+        head = pieces[i + 1]
+        if isinstance(q, Unknown) and head.chunk == q.chunk and isinstance(head, TableRef | ColumnRef):
+            return [Problem(f"'{q.text}' 가 '{head.text}' 를 어떻게 제한하는지 해석하지 못했습니다.",
+                            f"I could not tell how {q.text!r} restricts {head.text!r}; it may be a value "
+                            "I do not know.")]
+    return []
 
 
 def _dropped_tables(p: Planner, tree: exp.Expr) -> list[Problem]:
