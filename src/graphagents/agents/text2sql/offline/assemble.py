@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from .build import QueryPlan, bucket_expr, col, compare, compare_expr
 from .existence import absent_tables, join_existence_tables
-from .filters import comparison_column, date_column, date_filter, ratio_select, value_filter
+from .filters import comparison_column, date_column, date_filter, ratio_select, value_filters
 from .having import HavingCondition, find_having
 from .link import ColumnRef, MetricRef, TableRef, ValueRef
 from .plan import CannotAnswer, Measure, Planner
@@ -54,9 +54,7 @@ def assemble(p: Planner) -> QueryPlan:
     scope = _scope(p, draft, plan.fact)
     _row_filters(p, plan, draft, scope)
     versus = _versus_column(p) if p.frame.versus else None
-    for value in p.roles.values:
-        if versus is None or value not in versus[1]:
-            value_filter(p, plan, value, scope)
+    value_filters(p, plan, [v for v in p.roles.values if versus is None or v not in versus[1]], scope)
     date_filter(p, plan)
     _grouping(p, plan, draft, scope, versus)
     if p.frame.ratio:
@@ -188,9 +186,7 @@ def _rows_plan(p: Planner, d: Draft) -> QueryPlan:
         date_filter(p, plan)
         return plan
     versus = _versus_column(p) if p.frame.versus else None
-    for value in p.roles.values:
-        if versus is None or value not in versus[1]:
-            value_filter(p, plan, value, scope)
+    value_filters(p, plan, [v for v in p.roles.values if versus is None or v not in versus[1]], scope)
     date_filter(p, plan)
     _grouping(p, plan, d, scope, versus)
     if p.frame.ratio:

@@ -21,6 +21,7 @@ from .build import render
 from .catalog import Catalog, ColumnWords
 from .cues import find_cues
 from .joins import dedupe_fan_out, prefer_named_paths
+from .lexicon import STOP_EN
 from .link import ColumnRef, Linker, Piece, TableRef, Unknown, ValueRef, link_terms
 from .meaning import unexpressed
 from .parse import Frame, parse_question
@@ -102,8 +103,12 @@ def _group_pieces(frame: Frame, linker: Linker) -> list[tuple[Piece | None, str,
         piece = None if g.bucket else (
             linker.resolve(g.word + "별", g.start, False) if frame.lang == "ko" else None
         ) or linker.resolve(g.word, g.start, False)
-        if piece is None and not g.bucket and " " in g.word:  # "by quantity sold" -> "quantity"
-            piece = linker.resolve(g.word.split()[0], g.start, False)
+        words = [w for w in g.word.split() if w.lower() not in STOP_EN]  # "by total spending" -> "spending"
+        for word in [] if piece is not None or g.bucket or len(words) == len(g.word.split()) == 1 else [
+                " ".join(words), *words]:  # "by quantity sold" -> "quantity"
+            piece = linker.resolve(word, g.start, False) if word else None
+            if piece is not None:
+                break
         groups.append((piece, g.word, g.bucket))
     return groups
 

@@ -19,7 +19,7 @@ from .plan import CannotAnswer, Note, Planner
 from .roles import pick_column
 from .values import ValueHit
 
-__all__ = ["comparison_column", "date_column", "date_filter", "ratio_select", "value_filter"]
+__all__ = ["comparison_column", "date_column", "date_filter", "ratio_select", "value_filter", "value_filters"]
 
 
 def value_filter(p: Planner, plan: QueryPlan, ref: ValueRef, scope: list[str]) -> None:
@@ -40,6 +40,54 @@ def value_filter(p: Planner, plan: QueryPlan, ref: ValueRef, scope: list[str]) -
     p.where_pos[id(plan.where[-1])] = ref.start
     p.links.append((ref.text, table, column, hit.value))
     p.features.add("code_value")
+
+
+def value_filters(p: Planner, plan: QueryPlan, refs: list[ValueRef], scope: list[str]) -> None:
+    """One filter per value, except values joined by "or"/"또는"/"이나" on one column: ``IN (...)``."""
+    for group in _alternatives(p, refs):
+        value_filter(p, plan, group[0], scope)
+        if len(group) == 1:
+            continue
+        first = plan.where[-1]
+        _, table, column, _ = p.links[-1]
+        values = [first.expression.copy()]
+        for ref in group[1:]:
+            value = _value_on(p, ref, table, column)
+            if value is None:
+                raise CannotAnswer(f"'{group[0].text}' 와 '{ref.text}' 는 같은 컬럼의 값이 아니라 '또는'으로 묶을 수 "
+                                   "없습니다.", f"{group[0].text!r} and {ref.text!r} are not values of one column, "
+                                   "so I cannot read 'or' between them.")
+            values.append(literal(value))
+            p.links.append((ref.text, table, column, value))
+        plan.where[-1] = exp.In(this=first.this.copy(), expressions=values)
+        p.where_pos[id(plan.where[-1])] = group[0].start
+        p.claim("or", group[0].start, group[-1].start)
+
+
+def _alternatives(p: Planner, refs: list[ValueRef]) -> list[list[ValueRef]]:
+    """Consecutive values with an "or" cue between them (and nothing else but particles) form a group."""
+    ors = [c for c in p.cues if c.kind == "or"]
+    groups: list[list[ValueRef]] = []
+    for ref in sorted(refs, key=lambda r: r.start):
+        if groups and not ref.negated and not groups[-1][-1].negated:
+            prev = groups[-1][-1]
+            end = prev.start + len(prev.text)
+            cue = next((c for c in ors if end <= c.start and c.end <= ref.start), None)
+            if cue is not None and len(p.frame.text[end:ref.start].replace(cue.word, "").strip(" ,")) <= 2:
+                groups[-1].append(ref)
+                continue
+        groups.append([ref])
+    return groups
+
+
+def _value_on(p: Planner, ref: ValueRef, table: str, column: str) -> object | None:
+    """The stored value of ``ref`` that fits ``table.column`` (directly, or as the key it references)."""
+    target = p.catalog.tables[table].fks.get(column, (table if column in p.catalog.tables[table].primary_key
+                                                      else "", ""))[0]
+    for hit in ref.hits:
+        if (hit.table, hit.column) == (table, column) or (hit.key_table is not None and hit.key_table == target):
+            return hit.value
+    return None
 
 
 def _place_value(p: Planner, hits: list[ValueHit], plan: QueryPlan, scope: list[str]) -> tuple[str, str, ValueHit]:

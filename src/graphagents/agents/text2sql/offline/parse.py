@@ -284,6 +284,9 @@ def _groups(frame: Frame, m: _Masker) -> None:
         if hit[0].lower().startswith("by") and _is_participle(before.split()[-1] if before.split() else ""):
             continue  # "cited by publications", "paid by card": a passive agent, not a grouping
         words = hit[1].split()
+        if words[0].lower() in ("number", "count") and words[1:2] == ["of"]:
+            m.mask(hit.start(), hit.start(1))  # "by number of orders": a count to rank by, read as an aggregate
+            continue
         # "by category and year" -> only the first word; "by store name" keeps both.
         if len(words) > 1 and lx.singular(words[1]) in lx.STOP_EN:
             words = words[:1]
