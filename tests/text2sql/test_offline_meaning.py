@@ -208,3 +208,14 @@ def test_defog_dev_split(pg_admin_url: str, defog_csv: Path, tmp_path: Path) -> 
         wrong += w
     assert len(wrong) <= 0.03 * len(questions), wrong
     assert correct >= 21, (correct, wrong)
+
+
+def test_reply_language_follows_the_question() -> None:
+    from graphagents.agents.text2sql.offline.language import PHRASES, phrase, reply_language
+
+    assert reply_language("How many orders were paid with KakaoPay?") == "en"
+    assert reply_language("KakaoPay로 결제한 주문 수") == "ko"
+    assert phrase("no_rows", "How many?") == "No rows match the question."
+    assert phrase("rows", "주문 수", n=3, truncated="") == "결과 3행:"
+    assert "median" in phrase("cannot_compose", "What is the median?", reason="'median' is not supported.")
+    assert all(set(texts) == {"ko", "en"} for texts in PHRASES.values())
