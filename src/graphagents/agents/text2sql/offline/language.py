@@ -23,7 +23,8 @@ PHRASES: dict[str, dict[Lang, str]] = {
     "rows": {"ko": "결과 {n}행{truncated}:", "en": "{n} rows{truncated}:"},
     "truncated": {"ko": " (일부만 표시)", "en": " (only part is shown)"},
     "more_rows": {"ko": "… 외 {n}행", "en": "… and {n} more rows"},
-    "cached": {"ko": "이전에 같은 질문의 결과를 재사용했어요.", "en": "This reuses the result of the same earlier question."},
+    "cached": {"ko": "이전에 같은 질문의 결과를 재사용했어요.",
+               "en": "This reuses the result of the same earlier question."},
     "budget": {
         "ko": "도구 호출 {n}번 안에 SQL을 확정하지 못했어요. 질문을 조금 더 구체적으로 말씀해 주시겠어요?",
         "en": "I could not settle on a SQL query within {n} tool calls. Could you make the question more specific?",
