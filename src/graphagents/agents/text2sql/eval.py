@@ -111,7 +111,7 @@ class EvalReport:
             cat_split = self.split([r for r in self.results if r.category == k])
             categories[k] = {"correct": c, "declined": cat_split["declined"], "wrong": cat_split["wrong"],
                              "n": total, "accuracy": c / total}
-        counts: dict[str, int] = dict(split)
+        counts: dict[str, int] = {str(k): v for k, v in split.items()}
         return {"llm": self.llm, "questions": self.questions_file, "accuracy": self.accuracy, "n": n,
                 **counts, "wrong_rate": split["wrong"] / n if n else 0.0,
                 "declined_rate": split["declined"] / n if n else 0.0,
