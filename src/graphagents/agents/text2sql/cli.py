@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from graphagents.settings import get_settings
+from graphagents.store import POSTGRES_PREFIXES
 
 app = typer.Typer(help="Text-to-SQL agent commands.", no_args_is_help=True)
 
@@ -19,7 +20,7 @@ def load_demo(
     """Load the demo retail database into PostgreSQL (creating the database if needed), or build the SQLite file."""
     from .demo import build_sqlite, demo_sqlite_path, load_postgres
 
-    if db and db.startswith(("postgresql://", "postgres://")):
+    if db and db.startswith(POSTGRES_PREFIXES):
         counts = load_postgres(db)
         total = sum(counts.values())
         typer.echo(f"loaded {total} rows into {len(counts)} tables: "
@@ -46,7 +47,7 @@ def create_role(
 
     from .db.roles import create_readonly_role
 
-    if not db.startswith(("postgresql://", "postgres://")):
+    if not db.startswith(POSTGRES_PREFIXES):
         raise UsageError("create-role needs a PostgreSQL URL (postgresql://user@host/dbname); "
                          "a SQLite file is opened read-only already")
     made = create_readonly_role(db, role=role, schema=schema, password=password)
