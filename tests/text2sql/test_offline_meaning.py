@@ -219,3 +219,43 @@ def test_reply_language_follows_the_question() -> None:
     assert phrase("rows", "주문 수", n=3, truncated="") == "결과 3행:"
     assert "median" in phrase("cannot_compose", "What is the median?", reason="'median' is not supported.")
     assert all(set(texts) == {"ko", "en"} for texts in PHRASES.values())
+
+
+def test_english_works_as_well_as_korean(demo: tuple[ComposeContext, Database]) -> None:
+    """questions_en.csv: English versions of Korean development questions, with the same golds."""
+    ctx, db = demo
+    english = load_questions(Path(demo_questions_path()).with_name("questions_en.csv"))
+    assert len(english) >= 60 and not any("\uac00" <= ch <= "\ud7a3" for q in english for ch in q.question)
+    correct, _, wrong = _split(ctx, db, english)
+    assert not wrong and correct >= len(english) - 1, (correct, wrong)
+
+
+@pytest.mark.parametrize(("word", "label", "score"), [
+    ("KakaoPay", "카카오페이", 0.85), ("카카오페이", "KakaoPay", 0.85), ("Silver", "실버", 0.85),
+    ("manager", "매니저", 0.85), ("Busan", "부산", 0.9), ("Seoul Gangnam store", "서울 강남점", 0.9),
+    ("kakaobank", "카카오페이", 0.0), ("Seoul", "Seoul", 0.0), ("pay", "페이", 0.0),  # too short to be evidence
+])  # fmt: skip
+def test_alias_score_in_both_directions(word: str, label: str, score: float) -> None:
+    from graphagents.agents.text2sql.offline.aliases import alias_score
+
+    assert alias_score(word, label) == score
+
+
+def test_value_mapper_maps_both_ways(tmp_path: Path) -> None:
+    import sqlite3
+
+    from graphagents.agents.text2sql.value_mapping import ValueMapper
+
+    path = tmp_path / "en.db"
+    with sqlite3.connect(path) as con:
+        con.executescript("CREATE TABLE members (id INTEGER PRIMARY KEY, tier TEXT, wallet TEXT);"
+                          "INSERT INTO members VALUES (1, 'Silver', '카카오페이'), (2, 'Gold', '네이버페이');")
+    con.close()
+    db = open_database(str(path))
+    mapper = ValueMapper(db, load_schema_graph(db, data_dir=tmp_path / "graph"))
+    korean_word = mapper.map("실버", "members", "tier")  # Korean word -> English stored value
+    english_word = mapper.map("KakaoPay", "members", "wallet")  # English word -> Korean stored value
+    assert korean_word is not None and (korean_word.value, korean_word.source) == ("Silver", "alias_value")
+    assert english_word is not None and english_word.value == "카카오페이"
+    assert mapper.map("브론즈", "members", "tier") is None
+    db.close()

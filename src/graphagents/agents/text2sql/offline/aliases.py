@@ -30,6 +30,12 @@ _SOFT = ((re.compile(r"c(?=[eiy])"), "s"), (re.compile(r"g(?=[eiy])"), "j"))  # 
 _MERGE = str.maketrans({"f": "p", "v": "p", "z": "j", "r": "l", "c": "k", "g": "k", "q": "k", "d": "t",
                         "b": "p", "w": "", "y": "", "h": ""})
 _VOWEL = re.compile(r"[aeiou]+")
+# Korean place and branch names end in a word English translates: 서울 강남점 = "Seoul Gangnam store".
+_SUFFIXES: dict[str, tuple[str, ...]] = {
+    "점": ("store", "branch", "shop", "outlet"), "지점": ("branch",), "역": ("station",), "시": ("city",),
+    "구": ("district", "gu"), "군": ("county",), "도": ("province",), "공항": ("airport",),
+    "대학교": ("university",), "병원": ("hospital",),
+}  # fmt: skip
 _FINAL_R = re.compile(r"r(?=e?\b|[^aeiouy\s])")  # "silver", "store", "card"; not "credit", "Korea"
 
 
@@ -75,5 +81,12 @@ def alias_score(word: str, label: str) -> float:
     plain = re.sub(r"[^a-z0-9]", "", latin.lower())
     if len(plain) >= 3 and romanize(korean) == plain:
         return 0.9
+    words = latin.lower().split()
+    compact = korean.replace(" ", "")
+    for suffix, english in _SUFFIXES.items():
+        if len(words) > 1 and words[-1] in english and compact.endswith(suffix) and len(compact) > len(suffix):
+            stem = re.sub(r"[^a-z0-9]", "", "".join(words[:-1]))
+            if len(stem) >= 3 and romanize(compact[: -len(suffix)]) == stem:
+                return 0.9  # "Seoul Gangnam store" = 서울 강남점
     key = sound_key(korean)
     return 0.85 if len(key) >= 3 and key == sound_key(latin) else 0.0

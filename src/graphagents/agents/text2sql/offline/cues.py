@@ -117,9 +117,19 @@ def _korean(frame: Frame) -> list[Cue]:
     return out
 
 
+_PREPOSITIONS = frozenset({"in", "of", "to", "for", "from", "at", "by", "with", "on", "about", "and", "or"})
+
+
 def _english(frame: Frame) -> list[Cue]:
     text = frame.text
-    return _matches(text, _EN_WORDS) + _matches(frame.leftover or text, _EN_LEFTOVER)
+    cues = _matches(text, _EN_WORDS) + _matches(frame.leftover or text, _EN_LEFTOVER)
+    return [c for c in cues if c.kind != "entity" or _interrogative(text, c)]
+
+
+def _interrogative(text: str, cue: Cue) -> bool:
+    """'Which store ...?', 'In which city ...': a question word; 'customers who joined': a relative clause."""
+    before = re.findall(r"[A-Za-z']+", text[: cue.start])
+    return not before or before[-1].lower() in _PREPOSITIONS
 
 
 def _matches(text: str, patterns: tuple[tuple[re.Pattern[str], CueKind], ...]) -> list[Cue]:

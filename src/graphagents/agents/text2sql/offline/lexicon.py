@@ -240,7 +240,7 @@ STOP_EN = _words(
     highest lowest than more less over under above below between during within since until please their
     its his her them it as any some maximum minimum max min mean avg biggest largest smallest fewest
     equal exactly value values record records data rank ranked sorted sort descending ascending i we you
-    our my can could would should will may might must
+    our my can could would should will may might must when where why
     across through into onto via ever being up down out also just currently now together whether
     live lives living lived work works worked working came come comes coming made make makes
     not no never without none except excluding only both either neither nor same

@@ -88,7 +88,9 @@ _EN_CMP_RE = re.compile(
     r"(\$?\d[\d,]*(?:\.\d+)?)\s*(k|thousand|million|billion)?\b\s*(won|krw|원|times|reviews?|orders?)?",
     re.I,
 )
-_EN_CMP_AFTER = re.compile(r"(\$?\d[\d,]*(?:\.\d+)?)\s*(or more|or less|or fewer|and above|and up)\b", re.I)
+_EN_CMP_AFTER = re.compile(
+    r"(\$?\d[\d,]*(?:\.\d+)?)\s*(?:([a-z]+|원)\s+)?"
+    r"(or more|or less|or fewer|or above|or below|and above|and up|and below)\b", re.I)
 _DISTINCT = ("서로 다른", "중복 없이", "중복없이", "고유한", "distinct", "unique", "different")
 _KO_CHUNK_TAGS = {"NNG", "NNP", "NNB", "SL", "SH", "XPN"}
 _NUMBER = re.compile(
@@ -264,9 +266,16 @@ def _comparisons(frame: Frame, m: _Masker) -> None:
         frame.comparisons.append(Comparison(op, lx.as_number(value), hit.start(), end, unit))  # type: ignore[arg-type]
         m.mask(hit.start(), end)
     for hit in list(_EN_CMP_AFTER.finditer(m.text)):
-        op = ">=" if hit[2].lower() in ("or more", "and above", "and up") else "<="
+        op = ">=" if hit[3].lower() in ("or more", "or above", "and above", "and up") else "<="
         value = float(hit[1].lstrip("$").replace(",", ""))
-        frame.comparisons.append(Comparison(op, lx.as_number(value), hit.start(), hit.end()))  # type: ignore[arg-type]
+        word = (hit[2] or "").lower()
+        unit = _EN_UNIT.get(word, "")
+        if word and not unit:  # "30 orders or more": the noun stays a term, next to the number it counts
+            frame.comparisons.append(Comparison(op, lx.as_number(value), hit.start(), hit.end(1)))  # type: ignore[arg-type]
+            m.mask(hit.start(), hit.end(1))
+            m.mask(hit.start(3), hit.end(3))
+            continue
+        frame.comparisons.append(Comparison(op, lx.as_number(value), hit.start(), hit.end(), unit))  # type: ignore[arg-type]
         m.mask(hit.start(), hit.end())
 
 
@@ -311,6 +320,9 @@ def _is_participle(word: str) -> bool:
 
 
 def _aggregates(frame: Frame, m: _Masker) -> None:
+    if frame.lang == "en" and (hit := re.search(r"\b(?:in total|altogether|overall)\b", m.text, re.I)):
+        frame.total = True  # "how many ... in total": the whole table, not a sum of some column
+        m.mask(*hit.span())
     cues = lx.KO_AGG if frame.lang == "ko" else lx.EN_AGG
     for word, func in cues:
         while (pos := _cut(m, word, whole=frame.lang == "en")) is not None:
