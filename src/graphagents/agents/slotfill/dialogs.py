@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 
 from ...runtime import Agent, Session
+from ...usage import Usage
 
 
 @dataclass
@@ -39,6 +40,7 @@ class DialogResult:
     status: str | None = None
     stats: dict[str, int] = field(default_factory=dict)
     transcript: list[tuple[str, str]] = field(default_factory=list)
+    usage: list[Usage] = field(default_factory=list)
 
 
 def bundled_dir() -> Traversable:
@@ -81,6 +83,7 @@ def run_dialog(name: str, data: dict[str, Any], make_agent: Callable[[], Agent],
             continue
         text = str(step["user"])
         reply = session.send(text)
+        result.usage.append(reply.usage)
         result.turns += 1
         result.transcript.append((text, reply.text))
         errors = [e.to_dict()["message"] for e in reply.events if e.type == "error"]
@@ -128,6 +131,6 @@ def iter_results(dialogs: list[tuple[str, dict[str, Any]]], make_agent: Callable
 def drop_checkpointer(url: str) -> None:
     """Close and forget the process-wide checkpointer for ``url``: the next Agent opens a new one,
     exactly as a restarted process would."""
-    from ... import resources
+    from ... import _connections
 
-    resources.forget(url)
+    _connections.forget(url)

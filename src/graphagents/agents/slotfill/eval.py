@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from ...errors import InputError
+from ...usage import UsageSummary
 from .dialogs import iter_results, load_dialogs
 from .engine import Engine
 from .flow import Work, stage_fields
@@ -51,6 +52,8 @@ class Report:
     corrections_handled: int = 0
     intent_errors: list[dict[str, Any]] = field(default_factory=list)
     failed_dialogs: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    """Model calls, tokens, latency and steps per turn over every scripted turn (UsageSummary)."""
 
 
 def load_utterances(path: str | Path | None = None) -> list[dict[str, Any]]:
@@ -124,7 +127,7 @@ def score_dialogs(directory: Path | None, report: Report, scenario: str | None) 
     dialogs = load_dialogs(directory)
     with tempfile.TemporaryDirectory(prefix="slotfill-eval-") as tmp:
         settings = Settings(data_dir=Path(tmp), llm="offline")
-        options = {"scenario": scenario} if scenario else {}
+        options: dict[str, Any] = {"scenario": scenario} if scenario else {}
         results = list(iter_results(dialogs, lambda: ga.load("slotfill", "offline", settings=settings, **options)))
     report.dialogs = len(results)
     report.task_success = sum(r.ok for r in results) / len(results) if results else 0.0
@@ -136,6 +139,7 @@ def score_dialogs(directory: Path | None, report: Report, scenario: str | None) 
     report.corrections_requested = sum(r.stats.get("corrections_requested", 0) for r in results)
     report.corrections_handled = sum(r.stats.get("corrections_handled", 0) for r in results)
     report.failed_dialogs = [{"name": r.name, "failures": r.failures[:3]} for r in results if not r.ok]
+    report.usage = UsageSummary().extend(u for r in results for u in r.usage).to_dict()
 
 
 def evaluate(data: Path | None = None, dialogs: Path | None = None, scenario: str | None = None) -> Report:
@@ -161,6 +165,10 @@ def _print(report: Report) -> None:
     table.add_row("happy path turns", str(report.happy_path_turns), "<= 15")
     table.add_row("infinite loops", str(report.infinite_loops), "0")
     table.add_row("caps hit (visit + retry, each ended cleanly)", str(report.caps_hit), "")
+    u = report.usage
+    if u:
+        table.add_row("per turn: model calls, p50 ms, steps",
+                      f"{u['model_calls_per_turn']}, {u['latency_ms_p50']}, {u['steps_per_turn']}", "")
     table.add_row("corrections handled / requested",
                   f"{report.corrections_handled} / {report.corrections_requested}", "all")
     console = Console()

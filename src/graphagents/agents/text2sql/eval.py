@@ -22,6 +22,7 @@ import typer
 
 from graphagents.errors import ConfigError, InputError
 from graphagents.settings import Settings, get_settings
+from graphagents.usage import Usage, UsageSummary
 
 from .evaluation import Question, expand_gold_alternatives, load_questions, matches_gold
 from .offline.result import stated_confidence
@@ -67,6 +68,7 @@ class QuestionResult:
     rewrites: int = 0
     sql: str | None = None
     error: str = ""
+    usage: dict[str, Any] = field(default_factory=dict)
     confidence: float | None = None  # what the reply said; None when it stated none (a model, a refusal)
 
     @property
@@ -117,6 +119,7 @@ class EvalReport:
                 "declined_rate": split["declined"] / n if n else 0.0,
                 "mean_confidence": {o: self.mean_confidence(o) for o in ("correct", "wrong")},
                 "by_category": categories,
+                "usage": UsageSummary().extend(Usage(**r.usage) for r in self.results if r.usage).to_dict(),
                 "results": [{**asdict(r), "outcome": r.outcome} for r in self.results]}
 
     def to_markdown(self) -> str:
@@ -129,6 +132,9 @@ class EvalReport:
         for k, (c, total) in self.by_category().items():
             cat = self.split([r for r in self.results if r.category == k])
             lines.append(f"| {k} | {c} | {cat['declined']} | {cat['wrong']} | {total} | {c / total:.1%} |")
+        u = self.to_json()["usage"]
+        lines += ["", f"Usage: {u['model_calls']} model calls, {u['input_tokens']} + {u['output_tokens']} tokens, "
+                      f"p50 {u['latency_ms_p50']} ms per question, {u['steps_per_turn']} steps per question"]
         for title, outcome in (("Wrong answers", "wrong"), ("Declined", "declined")):
             chosen = [r for r in self.results if r.outcome == outcome]
             if chosen:
@@ -206,12 +212,13 @@ def _one(agent: Any, gold_db: Any, q: Question) -> QuestionResult:
     errors = [e.to_dict().get("message", "") for e in reply.events if e.type == "error"]
     result = QuestionResult(q.question, q.db_name, q.query_category, False, str(state.get("status", "")),
                             round(seconds, 4), list(state.get("tool_calls", [])), len(state.get("rewrites", [])),
-                            state.get("sql"), "; ".join(errors), stated_confidence(state.get("reply")))
+                            state.get("sql"), "; ".join(errors), asdict(reply.usage),
+                            stated_confidence(state.get("reply")))
     table = state.get("table")
     if not state.get("sql") or not isinstance(table, dict):
         result.sql = None
-        reply = " ".join(str(state.get("reply") or "").split())
-        result.error = result.error or f"no SQL submitted ({result.status}): {reply[:200]}"
+        said = " ".join(str(state.get("reply") or "").split())
+        result.error = result.error or f"no SQL submitted ({result.status}): {said[:200]}"
         return result
 
     def run_gold(sql: str) -> list[tuple[Any, ...]]:
