@@ -128,18 +128,24 @@ def test_edited_sql_is_what_is_submitted(confirming: Agent, demo_path: str) -> N
 
 
 def test_destructive_edit_is_refused_by_the_guard_not_run(confirming: Agent, demo_path: str) -> None:
+    """The user hears that the guard refused the edit, and why, before anything else runs; the
+    pending step is asked about again with its original SQL."""
     with sqlite3.connect(demo_path) as conn:
         before = conn.execute("SELECT COUNT(*) FROM customers").fetchone()[0]
     s = confirming.session()
-    s.send(Q)
+    first = s.send(Q)
     reply = s.send("DROP TABLE customers")
-    results = sql_results([reply])
-    assert [(e.tool, e.ok) for e in results] == [("explain", False)]
-    assert "refused by the guard" in results[0].summary
-    assert confirmations([reply]) == ["edit"]
+    assert sql_results([reply]) == []
+    assert confirmations([reply]) == ["refused"]
+    assert not reply.done and reply.text.startswith("수정하신 SQL은 안전 검사에서 거부되어 실행하지 않았어요. 이유:")
+    assert ASK in reply.text and "도구: explain" in reply.text and "SELECT COUNT(*)" in reply.text
     with sqlite3.connect(demo_path) as conn:
         assert conn.execute("SELECT COUNT(*) FROM customers").fetchone()[0] == before
-    assert reply.state["status"] != "submitted"
+    # the original step still runs when approved
+    final = answer_until_done(s, s.send("네"))[-1]
+    assert final.done and final.state["status"] == "submitted"
+    assert final.state["sql"] == ga.load("text2sql", cache=False).session().send(Q).state["sql"]
+    assert first.state["status"] == "running"
 
 
 def test_edit_goes_back_to_the_model_and_policy_still_applies(demo_path: str) -> None:

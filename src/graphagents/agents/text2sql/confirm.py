@@ -32,6 +32,7 @@ from graphagents.errors import ConfigError
 from graphagents.events import DecisionEvent, emit
 from graphagents.llm.xml_protocol import ToolCall
 
+from .guard import SQLGuard
 from .state import SQL_TOOLS
 
 ConfirmMode = Literal["off", "sql", "all"]
@@ -172,12 +173,13 @@ def _cancel_reply(tool: str, used_tools: list[str], *, unclear: bool) -> str:
     return f"{head} {what} 이어서 하시려면 질문을 다시 보내 주세요."
 
 
-def confirm_step(state: dict[str, Any], *, dialect: str) -> dict[str, Any]:
+def confirm_step(state: dict[str, Any], *, dialect: str, guard: SQLGuard | None = None) -> dict[str, Any]:
     """One confirmation round: ask, read the answer, and say where the graph goes next.
 
     Returns ``confirmation.result`` "run" (to ``act``), "ask" (to ``confirm`` again) or a
     ``status`` "cancelled" (to ``finish``); an edited SQL leaves a ``note`` that ``act`` appends
-    to the call's observation.
+    to the call's observation. An edited SQL that ``guard`` refuses is never run: the user is told
+    why and asked again (a re-ask like any unclear answer).
     """
     pending = dict(state.get("pending") or {})
     round_ = dict(state.get("confirmation") or {})
@@ -194,6 +196,15 @@ def confirm_step(state: dict[str, Any], *, dialect: str) -> dict[str, Any]:
     if answer.kind == "yes":
         emit(DecisionEvent("step_confirmation", "yes", "the user approved the call", details))
         return {"confirmation": {"reasks": reasks, "result": "run"}}
+    refused = False
+    if answer.kind == "sql" and guard is not None:
+        verdict = guard.validate(answer.sql)
+        if not verdict.ok:
+            refused = True
+            why = verdict.errors[0] if verdict.errors else "refused"
+            emit(DecisionEvent("step_confirmation", "refused", f"the edited SQL was refused by the guard: {why}",
+                               {**details, "sql": answer.sql}))
+            answer = Answer("unclear", note=f"수정하신 SQL은 안전 검사에서 거부되어 실행하지 않았어요. 이유: {why}")
     if answer.kind == "sql":
         emit(DecisionEvent("step_confirmation", "edit", "the user replaced the SQL; guard and policy still apply",
                            {**details, "sql": answer.sql}))
@@ -209,8 +220,9 @@ def confirm_step(state: dict[str, Any], *, dialect: str) -> dict[str, Any]:
                            f"no clear answer after {MAX_REASKS} re-asks; nothing was run", details))
         return {"pending": None, "status": "cancelled", "confirmation": None,
                 "reply": _cancel_reply(name, used, unclear=True)}
-    emit(DecisionEvent("step_confirmation", "reask", answer.note or "the answer was neither yes, no nor SQL",
-                       details))
+    if not refused:  # a refusal was already reported as its own decision
+        emit(DecisionEvent("step_confirmation", "reask", answer.note or "the answer was neither yes, no nor SQL",
+                           details))
     left = MAX_REASKS - reasks - 1
     note = (answer.note or "답을 이해하지 못했어요.") + (
         " 한 번 더 이해하지 못하면 이 단계는 취소돼요." if left == 0 else "")
@@ -223,9 +235,10 @@ class SqlConfirmation:
 
     mode: ConfirmMode
     dialect: str
+    guard: SQLGuard | None = None
 
     def needs(self, call: ToolCall) -> bool:
         return needs_confirmation(self.mode, call.name)
 
     def __call__(self, state: Mapping[str, Any]) -> dict[str, Any]:
-        return confirm_step(dict(state), dialect=self.dialect)
+        return confirm_step(dict(state), dialect=self.dialect, guard=self.guard)

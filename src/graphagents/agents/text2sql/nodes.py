@@ -23,6 +23,7 @@ from graphagents.toolloop import ActResult, Rewrite, ToolLoop, XmlTurnProtocol
 from . import prompts
 from .agent_context import AgentContext
 from .confirm import ConfirmMode, SqlConfirmation
+from .offline.language import phrase
 from .policy import maybe_rewrite_tool_call_for_policy
 from .state import SQL_TOOLS, ReactSessionState, Text2SqlState, fresh_turn
 from .tools import TOOL_REGISTRY, ToolContext, ToolResult
@@ -61,7 +62,7 @@ class Nodes:
             model=llm,
             planner=self._plan if llm is None else None,
             policy=self._policy,
-            confirmation=SqlConfirmation(confirm_steps, agent.dialect),
+            confirmation=SqlConfirmation(confirm_steps, agent.dialect, agent.guard),
             on_result=self._on_result,
             call_id_prefix="t2s",
             max_parse_failures=MAX_PARSE_FAILURES,
@@ -79,7 +80,7 @@ class Nodes:
                                {"sql": hit["sql"]}))
             answer = str(hit.get("answer") or "")
             update.update(status="cache", sql=hit["sql"], table=hit["table"], answer=answer,
-                          reply=_reply_for_rows(answer, hit["table"], cached=True))
+                          reply=_reply_for_rows(answer, hit["table"], question, cached=True))
         elif cache is not None:
             emit(DecisionEvent("query_cache", "miss", "no cached answer: running the ReAct loop"))
         return update
@@ -125,13 +126,12 @@ class Nodes:
         if status == "submitted":
             table = state.get("table") or {"columns": [], "rows": []}
             self._remember(state["question"], str(state.get("sql") or ""), table, state.get("answer", ""))
-            return {"reply": _reply_for_rows(state.get("answer", ""), table)}
+            return {"reply": _reply_for_rows(state.get("answer", ""), table, state["question"])}
         react = ReactSessionState.from_dict(state.get("react"))
         if status == "answered":
             reply = state.get("answer") or "이 질문은 SQL로 답할 수 없어요."
         elif status == "budget":
-            reply = (f"도구 호출 {react.max_calls}번 안에 SQL을 확정하지 못했어요. "
-                     "질문을 조금 더 구체적으로 말씀해 주시겠어요?")
+            reply = phrase("budget", state.get("question", ""), n=react.max_calls)
         elif status == "steps":
             reply = "처리 단계가 너무 많아 이번 질문은 여기서 마무리했어요. 질문을 나눠서 다시 말씀해 주시겠어요?"
         else:
@@ -152,20 +152,21 @@ class Nodes:
             log.warning("text2sql memory record failed: %s", exc)
 
 
-def _reply_for_rows(answer: str, table: dict[str, Any], *, cached: bool = False) -> str:
-    """The answer first (a value, or the first rows), then how it was understood."""
+def _reply_for_rows(answer: str, table: dict[str, Any], question: str, *, cached: bool = False) -> str:
+    """The answer first (a value, or the first rows), then how it was understood, in the question's
+    language."""
     rows = table.get("rows") or []
     columns = table.get("columns") or []
     if not rows:
-        summary = "조건에 맞는 데이터가 없어요."
+        summary = phrase("no_rows", question)
     elif len(rows) == 1 and len(columns) == 1:
         summary = f"{columns[0]}: {_fmt(rows[0][0])}"
     else:
         shown = [f"{i}. " + " · ".join(_fmt(v) for v in row) for i, row in enumerate(rows[:5], 1)]
-        more = f"\n… 외 {len(rows) - 5}행" if len(rows) > 5 else ""
-        truncated = " (일부만 표시)" if table.get("truncated") else ""
-        summary = f"결과 {len(rows)}행{truncated}:\n" + "\n".join(shown) + more
-    source = "\n이전에 같은 질문의 결과를 재사용했어요." if cached else ""
+        more = "\n" + phrase("more_rows", question, n=len(rows) - 5) if len(rows) > 5 else ""
+        truncated = phrase("truncated", question) if table.get("truncated") else ""
+        summary = phrase("rows", question, n=len(rows), truncated=truncated) + "\n" + "\n".join(shown) + more
+    source = "\n" + phrase("cached", question) if cached else ""
     head = answer.strip()
     return f"{summary}\n\n{head}{source}" if head else f"{summary}{source}"
 

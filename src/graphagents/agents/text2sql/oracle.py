@@ -27,6 +27,7 @@ from graphagents.llm.xml_protocol import render_response
 from graphagents.testing.models import FunctionChatModel
 
 from .agent_context import AgentContext
+from .offline.language import phrase
 from .state import EXPLORATION_TOOLS, ReactSessionState
 
 _QUESTION = re.compile(r"<question>(.*?)</question>", re.S)
@@ -130,10 +131,11 @@ class OfflineBrain:
         result = self.compose(question)
         sql = result.sql
         if not sql:
-            reason = result.reason or "질문을 테이블과 컬럼에 연결하지 못했습니다"
+            reason = result.reason or "질문을 테이블과 컬럼에 연결하지 못했습니다."
+            if not reason.rstrip().endswith((".", "?", "!")):
+                reason = reason.rstrip() + "."
             return render_response(reasoning=f"SQL을 만들 수 없습니다: {reason}",
-                                   user_facing=f"이 질문으로는 SQL을 만들 수 없어요. 이유: {reason}. "
-                                               "테이블이나 값의 이름을 넣어 다시 물어봐 주세요.")
+                                   user_facing=phrase("cannot_compose", question, reason=reason))
         explanation = result.reason or "질문을 스키마에 연결해 SQL을 만들었습니다."
         links = list(result.value_links)
         if links and "search_column_values" not in tools and react.remaining_tool_calls > 3:

@@ -77,6 +77,12 @@ _EN_WORDS: tuple[tuple[re.Pattern[str], CueKind], ...] = (
                 r"|descending|in\s+(?:ascending|descending|alphabetical|reverse)\s+order|in\s+order\s+of)\b", re.I),
      "order"),
 )
+_NOT_SUPERLATIVE = frozenset({
+    "test", "tests", "rest", "interest", "request", "forest", "honest", "modest", "guest", "suggest", "west",
+    "harvest", "contest", "invest", "manifest", "digest", "protest", "arrest", "chest", "nest", "quest", "vest",
+    "pest", "crest", "attest", "detest", "divest", "infest", "ingest", "earnest", "midwest",
+    "southwest", "northwest", "conquest", "bequest", "inquest", "unrest",
+})
 _EN_LEFTOVER: tuple[tuple[re.Pattern[str], CueKind], ...] = (
     (re.compile(r"\b(?:than|more|less|fewer|greater|higher|lower|larger|smaller|bigger|cheaper|older|younger"
                 r"|newer|longer|shorter|exceed\w*|at least|at most|between)\b"
@@ -84,6 +90,9 @@ _EN_LEFTOVER: tuple[tuple[re.Pattern[str], CueKind], ...] = (
      "comparative"),
     (re.compile(r"\b(?:second|third|fourth|fifth|\d+(?:st|nd|rd|th))\b", re.I), "ordinal"),
     (re.compile(r"\b(?:or|either)\b", re.I), "or"),
+    # a superlative the parser did not turn into an ORDER BY / MAX ("the happiest employee")
+    (re.compile(r"\b(?!(?:" + "|".join(sorted(_NOT_SUPERLATIVE)) + r")\b)[a-z]{2,}(?:est|iest)\b|\b(?:best|worst)\b",
+                re.I), "comparative"),
 )
 DESC_WORDS = re.compile(
     r"내림차순|높은\s?순|많은\s?순|큰\s?순|비싼\s?순|최신\s?순|\bdesc(?:ending)?\b"
