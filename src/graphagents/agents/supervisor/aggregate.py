@@ -1,0 +1,107 @@
+"""Collecting the team outputs into one picture: what to cite, the numbers, the draft, what is
+missing and where the data came from; and the typed artifacts the CLI and the page render."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+MAX_LAW_CITATIONS = 5
+EXTERNAL_HINTS = ("시행령", "시행규칙", "조례", "대통령령")
+
+
+def latest(runs: list[dict[str, Any]], team: str) -> dict[str, Any] | None:
+    ok = [r for r in runs if r["team"] == team and r["status"] != "error"]
+    return ok[-1]["output"] if ok else None
+
+
+def _search_parts(runs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, Any] | None,
+                                                       dict[str, Any] | None]:
+    """Law hits over every search run (a broadened re-run adds to the first), latest market and loans."""
+    laws: dict[str, dict[str, Any]] = {}
+    market = loans = None
+    for r in runs:
+        if r["team"] != "search":
+            continue
+        out = r["output"]
+        for hit in (out.get("laws") or {}).get("hits", []):
+            laws.setdefault(hit["id"], hit)
+        market = out.get("market") or market
+        loans = out.get("loans") or loans
+    return list(laws.values()), market, loans
+
+
+def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, Any]:
+    runs = list(state.get("team_runs") or [])
+    hits, market, loans = _search_parts(runs)
+    analysis = latest(runs, "analysis")
+    document = latest(runs, "document")
+    cited: list[str] = [h["id"] for h in hits if h.get("relevant")][:MAX_LAW_CITATIONS]
+    for source in ((analysis or {}).get("computations") or []):
+        cited += [a for a in source.get("articles", []) if a not in cited]
+    cited += [a for a in (document or {}).get("articles", []) if a not in cited]
+    by_id = {h["id"]: h for h in hits}
+    citations = []
+    for aid in cited:
+        hit = by_id.get(aid)
+        art = articles.get(aid)
+        if hit is None and art is None:
+            continue
+        citations.append(hit or {"id": aid, "citation": art.citation, "law": art.law, "article_no": art.article_no,
+                                 "title": art.title, "text": art.text, "match": "used", "effective": art.effective})
+    missing: list[str] = []
+    for group in ((analysis or {}).get("missing"), (loans or {}).get("missing"), (document or {}).get("missing_items")):
+        missing += [m for m in group or [] if m not in missing]
+    sources = []
+    if market:
+        sources.append(market.get("source") or {})
+    if loans:
+        synthetic = any(p.get("synthetic") for p in loans.get("products", []))
+        sources.append({"kind": "loans", "synthetic": synthetic, "as_of": loans.get("as_of"),
+                        "label": "대출 규제 규칙 파일(" + str(loans.get("as_of")) + " 기준)"
+                                 + (" + 합성(가상) 대출 상품" if synthetic else ""), "caveat": loans.get("caveat")})
+    return {"intent": (state.get("planning_state") or {}).get("analyzed_intent") or {}, "laws": hits,
+            "citations": citations, "market": market, "loans": loans, "analysis": analysis, "document": document,
+            "missing": missing, "sources": sources, "teams_run": [r["id"] for r in runs],
+            "finish_reason": state.get("finish_reason") or "plan_complete"}
+
+
+def artifacts(agg: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Typed artifacts: citations, the sub-agent's SQL and rows, statistics, a trend chart, the draft."""
+    out: list[dict[str, Any]] = []
+    for c in agg["citations"]:
+        out.append({"kind": "citation", "title": f"{c['citation']}({c['title']})", "id": c["id"], "text": c["text"],
+                    "source": {"law": c["law"], "article_no": c["article_no"], "effective": c.get("effective", "")}})
+    market = agg.get("market")
+    if market and market.get("sql"):
+        out.append({"kind": "sql", "title": f"시세 조회 (text2sql): {market['question']}", "sql": market["sql"]})
+    if market and market.get("table"):
+        table = market["table"]
+        out.append({"kind": "intermediate_table", "title": "조회된 거래" + (" (합성 데이터)" if
+                    (market.get("source") or {}).get("synthetic") else ""),
+                    "columns": table["columns"], "rows": table["rows"][:50], "total_rows": len(table["rows"])})
+    for comp in ((agg.get("analysis") or {}).get("computations") or []):
+        result = comp["result"]
+        if comp["kind"] == "price_stats" and result.get("groups"):
+            cols = ["deal_type", "group", "count", "median", "mean", "min", "max", "per_3_3m2_median"]
+            out.append({"kind": "table", "title": "가격 통계 (만원)", "columns": cols,
+                        "rows": [[g[c] for c in cols] for g in result["groups"]]})
+        elif comp["kind"] == "trend":
+            out.append({"kind": "chart", "title": "㎡당 가격 중앙값 추이 (만원)",
+                        "spec": {"type": "line", "x": [str(m) for m in result["months"]],
+                                 "y": result["median_per_m2"], "x_label": "계약년월", "y_label": "만원/㎡"}})
+        elif comp["kind"] == "jeonse_ratio":
+            cols = ["complex", "size", "sale_median", "jeonse_median", "ratio_pct"]
+            out.append({"kind": "table", "title": "전세가율", "columns": cols,
+                        "rows": [[p[c] for c in cols] for p in result["pairs"]]})
+    loans = agg.get("loans")
+    if loans and loans.get("limits"):
+        out.append({"kind": "table", "title": "대출 한도 계산 (만원)", "columns": ["kind", "amount_manwon", "numbers",
+                                                                               "source", "date"],
+                    "rows": [[lim["kind"], lim["amount_manwon"], lim["numbers"], lim["source"], lim["date"]]
+                             for lim in loans["limits"]]})
+    doc = agg.get("document")
+    if doc and doc.get("markdown"):
+        out.append({"kind": "document", "title": doc["title"], "markdown": doc["markdown"],
+                    "missing_items": doc.get("missing_items", [])})
+    return out
