@@ -24,9 +24,9 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["GRAPHAGENTS_DATA_DIR"] = data_dir
     for var in ("GRAPHAGENTS_LLM", "GRAPHAGENTS_CHECKPOINT_URL", "GRAPHAGENTS_DATABASE_URL", "GRAPHAGENTS_CACHE_URL"):
         os.environ.pop(var, None)
-    from graphagents.llm import factory
+    from graphagents.testing import forbid_model_requests
 
-    factory.ALLOW_MODEL_REQUESTS = False
+    forbid_model_requests()  # checked at request time: a hand-built provider model fails too
 
 
 @pytest.fixture(scope="session")

@@ -56,3 +56,41 @@ def test_invoke_json_repairs_once_then_gives_up() -> None:
     model = scripted('{"intent": 3}', "still not json")
     with pytest.raises(ModelOutputError, match="unusable JSON twice"):
         invoke_json(model, [HumanMessage("classify")], Intent)
+
+
+# ------------------------------------------------------------------ linear extraction
+class CountingStr(str):
+    """A string that counts the characters read through iteration and indexing."""
+
+    reads = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for ch in str.__iter__(self):
+            CountingStr.reads += 1
+            yield ch
+
+    def __getitem__(self, key):  # type: ignore[no-untyped-def]
+        value = str.__getitem__(self, key)
+        CountingStr.reads += len(value)
+        return value
+
+
+@pytest.mark.parametrize("text", ["{" * 8000, "[" * 4000 + "{" * 4000, '{"a": ' * 4000, "x" * 8000 + "{"])
+def test_extract_json_reads_each_character_a_bounded_number_of_times(text: str) -> None:
+    CountingStr.reads = 0
+    with pytest.raises(ValueError):
+        extract_json(CountingStr(text))
+    assert CountingStr.reads <= 2 * len(text)  # the per-start rescan read ~n^2/2 characters here
+
+
+def test_extract_json_survives_nesting_deeper_than_json_accepts() -> None:
+    with pytest.raises(ValueError, match="no JSON value"):
+        extract_json("[" * 8000 + "]" * 8000)  # json.loads raises RecursionError on each candidate
+    assert extract_json("noise " + "[" * 8000 + ' {"ok": 1} ') == {"ok": 1}
+
+
+def test_extract_json_handles_unclosed_fences_and_prose_quotes() -> None:
+    with pytest.raises(ValueError):
+        extract_json("```" + " " * 20_000)
+    assert extract_json('He said "hi. {"a": 1}') == {"a": 1}
+    assert extract_json('``` ```json\n{"b": 2}\n```') == {"b": 2}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from graphagents.events import DecisionEvent, ErrorEvent, TokenEvent, ToolCallEv
 from graphagents.llm import GARBAGE, ScriptedChatModel, render_response, scripted
 from graphagents.runtime import Agent
 from graphagents.settings import get_settings
+from snapshot_check import assert_snapshot
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SQL = "SELECT COUNT(*) AS n FROM customers"
@@ -191,8 +191,4 @@ def test_query_cache_answers_a_repeated_question_without_the_model(demo_url: str
 
 def test_graph_snapshot(demo_url: str) -> None:
     drawing = agent(scripted(), demo_url).graph.get_graph().draw_mermaid()
-    path = SNAPSHOTS / "text2sql_graph.mmd"
-    if os.environ.get("UPDATE_SNAPSHOTS") or not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(drawing, encoding="utf-8")
-    assert drawing == path.read_text(encoding="utf-8")
+    assert_snapshot(drawing, SNAPSHOTS / "text2sql_graph.mmd")

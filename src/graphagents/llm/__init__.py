@@ -1,9 +1,12 @@
-"""The LLM layer: model factory, scripted test model, XML protocol and JSON output parsing."""
+"""The LLM layer: model factory, structured output, the XML protocol and test models."""
 
 from .factory import OFFLINE, PROVIDERS, load_chat_model, override_allow_model_requests
-from .json_output import extract_json, invoke_json
+from .json_output import ainvoke_json, extract_json, invoke_json
+from .limits import MAX_OUTPUT_CHARS
 from .scripted import GARBAGE, ScriptedChatModel, ScriptExhaustedError, scripted
+from .structured import aask_json, ask_json
 from .xml_protocol import (
+    REPRINT_PROMPT,
     ParseOutcome,
     ReactStep,
     ToolCall,
@@ -20,8 +23,10 @@ from .xml_stream import SectionDelta, StreamingXmlSectionsExtractor
 
 __all__ = [
     "GARBAGE",
+    "MAX_OUTPUT_CHARS",
     "OFFLINE",
     "PROVIDERS",
+    "REPRINT_PROMPT",
     "ParseOutcome",
     "ReactStep",
     "ScriptExhaustedError",
@@ -30,6 +35,9 @@ __all__ = [
     "StreamingXmlSectionsExtractor",
     "ToolCall",
     "XmlProtocolError",
+    "aask_json",
+    "ainvoke_json",
+    "ask_json",
     "escape_xml",
     "extract_json",
     "invoke_json",

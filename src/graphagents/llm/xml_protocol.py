@@ -1,7 +1,7 @@
 """The XML protocol shared by tool-using agents (text2sql note, parts 1 and 5).
 
-A model answers with one ``<response>`` holding the sections ``reasoning``, ``observation``,
-``user_facing`` and a ``tool_call`` with named parameters::
+A model answers with one ``<response>`` holding text sections (by default ``reasoning``,
+``observation`` and ``user_facing``) and a ``tool_call`` with named parameters::
 
     <response>
       <reasoning>why</reasoning>
@@ -12,19 +12,25 @@ A model answers with one ``<response>`` holding the sections ``reasoning``, ``ob
     </response>
 
 Parsing never raises past :func:`parse_with_repair`: a malformed answer goes through
-"ask the model to reprint" -> "partial regex parse" -> an ``error`` step.
+"ask the model to reprint" -> "partial parse" (:mod:`.xml_salvage`, linear and never promoting
+text from inside another element) -> an ``error`` step. The sections and the reprint prompt are
+parameters, so an agent that is not about SQL says its own words.
 """
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-SECTIONS = ("reasoning", "observation", "user_facing", "tool_call")
+from ..prompts import template
+from .xml_salvage import Element, TagIndex, children, name_attribute, text_of
+
+TEXT_SECTIONS = ("reasoning", "observation", "user_facing")
+SECTIONS = (*TEXT_SECTIONS, "tool_call")
 ERROR_TOOL = "error"
+_NAMED = frozenset(TEXT_SECTIONS)
 
 
 class XmlProtocolError(ValueError):
@@ -39,17 +45,29 @@ class ToolCall:
 
 @dataclass
 class ReactStep:
-    """One parsed model turn. Mutable on purpose: policy code rewrites ``tool_call`` in place."""
+    """One parsed model turn. Mutable on purpose: policy code rewrites ``tool_call`` in place.
+
+    Sections other than the three named ones (an agent's own, such as ``plan``) go to ``extra``."""
 
     reasoning: str = ""
     observation: str = ""
     user_facing: str = ""
     tool_call: ToolCall | None = None
     raw: str = ""
+    extra: dict[str, str] = field(default_factory=dict)
 
     @property
     def is_error(self) -> bool:
         return self.tool_call is not None and self.tool_call.name == ERROR_TOOL
+
+    def set_section(self, name: str, text: str) -> None:
+        if name in _NAMED:
+            setattr(self, name, text)
+        else:
+            self.extra[name] = text
+
+    def section(self, name: str) -> str:
+        return str(getattr(self, name)) if name in _NAMED else self.extra.get(name, "")
 
 
 RepairPath = Literal["clean", "reprint", "partial", "error"]
@@ -79,24 +97,27 @@ def wrap_cdata(text: str) -> str:
     return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
 
 
-_CDATA = re.compile(r"<!\[CDATA\[(.*?)\]\]>", re.S)
-_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n(.*?)\n\s*```\s*$", re.S)
-
-
 def strip_cdata(text: str) -> str:
-    return _CDATA.sub(lambda m: m.group(1), text)
+    """The text with CDATA sections unwrapped and entities outside them decoded (linear)."""
+    return text_of(text)
 
 
 def _unfence(text: str) -> str:
-    m = _FENCE.match(text)
-    return m.group(1) if m else text
+    """The body of a Markdown code fence around the whole answer, if there is one."""
+    if not (text.startswith("```") and text.endswith("```") and len(text) >= 6):
+        return text
+    first_line_end = text.find("\n")
+    language = text[3:first_line_end].strip() if first_line_end != -1 else "?"
+    if language and not language.isalpha():
+        return text
+    return text[first_line_end + 1 : -3].rstrip()
 
 
 def _element_text(el: ET.Element) -> str:
     return "".join(el.itertext()).strip()
 
 
-def parse_react_xml(text: str) -> ReactStep:
+def parse_react_xml(text: str, sections: Sequence[str] = TEXT_SECTIONS) -> ReactStep:
     """Strict parse of one response; raises XmlProtocolError with the reason."""
     body = _unfence(text.strip())
     start, end = body.find("<response"), body.rfind("</response>")
@@ -109,10 +130,10 @@ def parse_react_xml(text: str) -> ReactStep:
     except ET.ParseError as exc:
         raise XmlProtocolError(f"not well-formed XML: {exc}") from None
     step = ReactStep(raw=text)
-    for tag in ("reasoning", "observation", "user_facing"):
+    for tag in sections:
         el = root.find(tag)
         if el is not None:
-            setattr(step, tag, _element_text(el))
+            step.set_section(tag, _element_text(el))
     call = root.find("tool_call")
     if call is not None:
         name_el = call.find("name")
@@ -130,63 +151,75 @@ def parse_react_xml(text: str) -> ReactStep:
     return step
 
 
-def _section(text: str, tag: str) -> str | None:
-    m = re.search(rf"<{tag}(?:\s[^>]*)?>(.*?)(?:</{tag}>|$)", text, re.S)
-    return strip_cdata(m.group(1)).strip() if m else None
+def partial_parse(text: str, sections: Sequence[str] = TEXT_SECTIONS) -> ReactStep:
+    """Salvage output that is almost XML (unclosed tags, stray ``&``, raw ``<`` in SQL).
 
-
-def partial_parse(text: str) -> ReactStep:
-    """Regex salvage for output that is almost XML (unclosed tags, stray ``&``, raw ``<`` in SQL)."""
+    Only top-level elements count: a ``<tool_call>`` inside CDATA or inside another closed
+    element is text, never a call. A parameter is taken only when its element is closed.
+    """
+    index = TagIndex(text)
     step = ReactStep(raw=text)
-    for tag in ("reasoning", "observation", "user_facing"):
-        setattr(step, tag, _section(text, tag) or "")
-    call_m = re.search(r"<tool_call(?P<attrs>[^>]*)>(?P<body>.*?)(?:</tool_call>|$)", text, re.S)
-    if call_m:
-        body = call_m.group("body")
-        name = _section(body, "name")
-        if not name:
-            attr = re.search(r'name\s*=\s*"([^"]+)"', call_m.group("attrs"))
-            name = attr.group(1).strip() if attr else None
-        if name:
-            params: dict[str, str] = {}
-            params_body = _section(body, "parameters")
-            if params_body is None:
-                raw_params = re.search(r"<parameters>(.*)", body, re.S)
-                params_body = raw_params.group(1) if raw_params else ""
-            for pm in re.finditer(r"<([A-Za-z_][\w-]*)>(.*?)</\1>", params_body or "", re.S):
-                params[pm.group(1)] = strip_cdata(pm.group(2)).strip()
-            step.tool_call = ToolCall(name=name, parameters=params)
+    top = children(index, 0, len(index.tags), len(text), boundary=(*sections, "tool_call"),
+                   transparent=("response",))
+    seen: set[str] = set()
+    for el in top:
+        if el.name in sections and el.name not in seen:
+            seen.add(el.name)
+            step.set_section(el.name, text_of(el.inner))
+        elif el.name == "tool_call" and step.tool_call is None:
+            step.tool_call = _salvage_call(index, el)
     if step.tool_call is None and not step.user_facing:
         raise XmlProtocolError("no tool_call name and no user_facing text could be recovered")
     return step
 
 
+def _salvage_call(index: TagIndex, call: Element) -> ToolCall | None:
+    parts = children(index, call.first, call.last, call.end, boundary=("name", "parameters"))
+    name = next((text_of(p.inner) for p in parts if p.name == "name"), "") or name_attribute(call.attrs)
+    if not name:
+        return None
+    params: dict[str, str] = {}
+    for group in (p for p in parts if p.name == "parameters"):
+        for child in children(index, group.first, group.last, group.end):
+            if child.closed and child.name not in params:
+                params[child.name] = text_of(child.inner)
+        break
+    return ToolCall(name=name, parameters=params)
+
+
 REPRINT_PROMPT = (
     "The following response is malformed and cannot be parsed as XML.\n"
     "Reprint it as ONE valid <response> element with the sections reasoning, user_facing and "
-    "tool_call (name + parameters). Wrap SQL and any text containing <, > or & in CDATA. "
-    "Keep the content; return only the XML.\n\nMalformed response:\n{response}"
+    "tool_call (name + parameters). Wrap parameter values and any text containing <, > or & in CDATA. "
+    "Keep the content; return only the XML.\n\nMalformed response:\n{{response}}"
 )
+"""The default reprint prompt (``{{response}}`` is the malformed answer); agents pass their own."""
+
+
+def reprint_request(response: str, prompt: str = REPRINT_PROMPT) -> str:
+    return template(prompt, name="reprint").render(response=response)
 
 
 def error_step(message: str, raw: str = "") -> ReactStep:
     return ReactStep(raw=raw, tool_call=ToolCall(name=ERROR_TOOL, parameters={"message": message}))
 
 
-def parse_with_repair(text: str, reprint: Callable[[str], str] | None = None) -> ParseOutcome:
+def parse_with_repair(
+    text: str, reprint: Callable[[str], str] | None = None, *, sections: Sequence[str] = TEXT_SECTIONS
+) -> ParseOutcome:
     """Clean parse -> model reprint -> partial parse -> error step. Never raises."""
     problems: list[str] = []
     try:
-        return ParseOutcome(parse_react_xml(text), "clean")
+        return ParseOutcome(parse_react_xml(text, sections), "clean")
     except XmlProtocolError as exc:
         problems.append(f"parse: {exc}")
     if reprint is not None:
         try:
-            return ParseOutcome(parse_react_xml(reprint(text)), "reprint", tuple(problems))
+            return ParseOutcome(parse_react_xml(reprint(text), sections), "reprint", tuple(problems))
         except Exception as exc:  # a reprint may fail in any way a model call can
             problems.append(f"reprint: {exc}")
     try:
-        return ParseOutcome(partial_parse(text), "partial", tuple(problems))
+        return ParseOutcome(partial_parse(text, sections), "partial", tuple(problems))
     except XmlProtocolError as exc:
         problems.append(f"partial: {exc}")
     return ParseOutcome(error_step("; ".join(problems), raw=text), "error", tuple(problems))
@@ -204,12 +237,19 @@ def render_tool_call(name: str, parameters: dict[str, str]) -> str:
 
 
 def render_response(
-    *, reasoning: str = "", user_facing: str = "", tool: str | None = None, parameters: dict[str, str] | None = None
+    *,
+    reasoning: str = "",
+    user_facing: str = "",
+    tool: str | None = None,
+    parameters: dict[str, str] | None = None,
+    sections: dict[str, str] | None = None,
 ) -> str:
     """Build a protocol response: used by offline brains and oracle models so they speak it too."""
     parts = ["<response>"]
     if reasoning:
         parts.append(f"<reasoning>{wrap_cdata(reasoning)}</reasoning>")
+    for name, value in (sections or {}).items():
+        parts.append(f"<{name}>{wrap_cdata(value)}</{name}>")
     if user_facing:
         parts.append(f"<user_facing>{wrap_cdata(user_facing)}</user_facing>")
     if tool:

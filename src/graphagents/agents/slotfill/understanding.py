@@ -1,7 +1,8 @@
 """Understanding a user turn: the offline brain, improved by an LLM when one is configured.
 
-The flow never depends on the model. Its answers go through ``invoke_json`` (one repair
-retry), are limited to the slots the stage accepts, and are merged under the offline result:
+The flow never depends on the model. Its answers go through ``ask_json`` (one repair retry,
+the offline result as the fallback), are limited to the slots the stage accepts, and are merged
+under the offline result:
 the deterministic parsers win where they found something (phones, amounts), the model fills
 the gaps. Every value is validated by the engine afterwards, like any other.
 """
@@ -9,18 +10,14 @@ the gaps. Every value is validated by the engine afterwards, like any other.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
-from importlib import resources
 from typing import Any, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, ConfigDict
 
-from ...errors import GraphAgentsError
-from ...llm import invoke_json
+from ...llm import ask_json
+from ...prompts import PromptSet
 from . import offline
-from .logs import log
 from .offline import ConfirmationResult
 from .scenario import Scenario, Stage
 
@@ -40,9 +37,7 @@ class LlmConfirmation(BaseModel):
     confidence: float = 0.0
 
 
-@cache
-def prompt(name: str) -> str:
-    return resources.files(__package__).joinpath("prompts", f"{name}.md").read_text("utf-8")
+PROMPTS = PromptSet(__package__ or "graphagents.agents.slotfill", "prompts")
 
 
 def describe_fields(sc: Scenario, keys: list[str]) -> str:
@@ -75,13 +70,7 @@ class Understanding:
     def _ask(self, name: str, schema: type[T], **fields: str) -> T | None:
         """The model's JSON answer to prompt ``name``, or None: the caller keeps its offline result."""
         assert self.llm is not None
-        try:
-            return invoke_json(self.llm, [HumanMessage(prompt(name).format(**fields))], schema)  # type: ignore[no-any-return]
-        except GraphAgentsError as exc:
-            log.info("LLM %s answer unusable, offline result kept: %s", name, exc)
-        except Exception as exc:  # a provider outage must not end the conversation
-            log.warning("LLM %s call failed, offline result kept: %s: %s", name, type(exc).__name__, exc)
-        return None
+        return ask_json(self.llm, PROMPTS.render(f"{name}.md", **fields), schema, None)
 
     def extract(self, text: str, keys: list[str], focus: list[str], sc: Scenario,
                 slots: Mapping[str, Any], question: str = "", extra: Sequence[str] = ()) -> dict[str, Any]:

@@ -20,6 +20,7 @@ events are emitted only after the answer arrived.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -29,6 +30,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from graphagents.errors import ConfigError
 from graphagents.events import DecisionEvent, emit
+from graphagents.llm.xml_protocol import ToolCall
 
 from .state import SQL_TOOLS
 
@@ -175,7 +177,8 @@ def confirm_step(state: dict[str, Any], *, dialect: str) -> dict[str, Any]:
     """One confirmation round: ask, read the answer, and say where the graph goes next.
 
     Returns ``confirmation.result`` "run" (to ``act``), "ask" (to ``confirm`` again) or a
-    ``status`` "cancelled" (to ``finish``).
+    ``status`` "cancelled" (to ``finish``); an edited SQL leaves a ``note`` that ``act`` appends
+    to the call's observation.
     """
     pending = dict(state.get("pending") or {})
     round_ = dict(state.get("confirmation") or {})
@@ -195,7 +198,8 @@ def confirm_step(state: dict[str, Any], *, dialect: str) -> dict[str, Any]:
     if answer.kind == "sql":
         emit(DecisionEvent("step_confirmation", "edit", "the user replaced the SQL; guard and policy still apply",
                            {**details, "sql": answer.sql}))
-        edited = {**pending, "parameters": {**params, "sql": answer.sql}, "edited": True}
+        edited = {**pending, "parameters": {**params, "sql": answer.sql}, "edited": True,
+                  "note": f"[user] before this call ran, the user replaced its SQL with: {answer.sql}"}
         return {"pending": edited, "confirmation": {"reasks": reasks, "result": "run"}}
     if answer.kind == "no":
         emit(DecisionEvent("step_confirmation", "no", "the user declined the call; nothing was run", details))
@@ -214,8 +218,15 @@ def confirm_step(state: dict[str, Any], *, dialect: str) -> dict[str, Any]:
     return {"confirmation": {"reasks": reasks + 1, "result": "ask", "note": note}}
 
 
-def route_after_confirm(state: dict[str, Any]) -> str:
-    if state.get("status") != "running" or not state.get("pending"):
-        return "finish"
-    round_ = state.get("confirmation") or {}
-    return "act" if round_.get("result") == "run" else "confirm"
+@dataclass(frozen=True)
+class SqlConfirmation:
+    """The tool loop's confirmation hook for text2sql (the ``confirm`` node)."""
+
+    mode: ConfirmMode
+    dialect: str
+
+    def needs(self, call: ToolCall) -> bool:
+        return needs_confirmation(self.mode, call.name)
+
+    def __call__(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        return confirm_step(dict(state), dialect=self.dialect)

@@ -1,7 +1,8 @@
 """The text2sql StateGraph: one question per turn, a bounded think <-> act loop, then a reply.
 
-The ``confirm`` node is always in the graph and only reached when the ``confirm_steps`` option
-marks a pending call: one graph shape for both modes, one snapshot.
+The loop's nodes come from :class:`graphagents.toolloop.ToolLoop`. The ``confirm`` node is always
+in the graph and only reached when the ``confirm_steps`` option marks a pending call: one graph
+shape for both modes, one snapshot.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from langgraph.graph import END, START, StateGraph
 from graphagents.registry import BuildContext
 
 from .agent_context import AgentContext
-from .confirm import parse_confirm_steps, route_after_confirm
-from .nodes import Brain, Nodes, route_after_act, route_after_prepare, route_after_think
+from .confirm import parse_confirm_steps
+from .nodes import Brain, Nodes, route_after_prepare
 from .state import Text2SqlState
 
 
@@ -26,15 +27,10 @@ def build_graph(agent: AgentContext, ctx: BuildContext, brain: Brain | None = No
     nodes = Nodes(agent, ctx.llm, brain, confirm_steps=parse_confirm_steps(ctx.options.get("confirm_steps")))
     g = StateGraph(Text2SqlState)
     g.add_node("prepare", nodes.prepare)
-    g.add_node("think", nodes.think)
-    g.add_node("confirm", nodes.confirm)
-    g.add_node("act", nodes.act)
+    nodes.loop.add_to(g)
     g.add_node("finish", nodes.finish)
     g.add_edge(START, "prepare")
     g.add_conditional_edges("prepare", route_after_prepare, ["think", "finish"])
-    g.add_conditional_edges("think", route_after_think, ["confirm", "act", "think", "finish"])
-    g.add_conditional_edges("confirm", route_after_confirm, ["act", "confirm", "finish"])
-    g.add_conditional_edges("act", route_after_act, ["think", "finish"])
     g.add_edge("finish", END)
     return g.compile(checkpointer=ctx.checkpointer)
 

@@ -1,63 +1,48 @@
-"""Graph nodes of the ReAct loop: prepare -> think -> [confirm ->] act -> ... -> finish.
+"""Graph nodes of the text2sql agent: prepare -> the tool loop (think -> [confirm ->] act) -> finish.
 
-``think`` asks the model (or the offline brain) for one XML step, streams its reasoning and
-user_facing sections as tokens and applies the policy, so ``pending`` is the call that will really
-run (what confirm mode shows the user); ``confirm`` (only with ``confirm_steps``) asks the user;
-``act`` re-checks the policy, runs the tool and turns the result into an observation. Every
-failure ends the turn cleanly with a status and a reply.
+The loop itself is :class:`graphagents.toolloop.ToolLoop`; this module gives it text2sql's hooks:
+the XML protocol with SQL wording, the system prompt, the tool context, the policy of the design
+note, the step confirmation and the bookkeeping after each call (explained SQL, the submitted
+result). ``prepare`` answers from the query cache when it can; ``finish`` turns every status into
+a reply. Every failure ends the turn cleanly with a status and a reply.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from graphagents.events import DecisionEvent, ErrorEvent, TokenEvent, ToolCallEvent, ToolResultEvent, emit
-from graphagents.llm.context_cache import prompt_caching_for
-from graphagents.llm.xml_protocol import (
-    REPRINT_PROMPT,
-    ParseOutcome,
-    ReactStep,
-    ToolCall,
-    escape_xml,
-    parse_with_repair,
-    render_observation,
-)
-from graphagents.llm.xml_stream import StreamingXmlSectionsExtractor
+from graphagents.events import DecisionEvent, emit
+from graphagents.llm.xml_protocol import ReactStep, escape_xml
+from graphagents.toolloop import ActResult, Rewrite, ToolLoop, XmlTurnProtocol
 
 from . import prompts
 from .agent_context import AgentContext
-from .confirm import ConfirmMode, confirm_step, needs_confirmation
+from .confirm import ConfirmMode, SqlConfirmation
 from .policy import maybe_rewrite_tool_call_for_policy
 from .state import SQL_TOOLS, ReactSessionState, Text2SqlState, fresh_turn
-from .tools import ToolContext, execute_tool
+from .tools import TOOL_REGISTRY, ToolContext, ToolResult
 
 log = logging.getLogger("graphagents.text2sql")
 
 MAX_PARSE_FAILURES = 2
 STREAM_SECTIONS = ("reasoning", "user_facing")
 
+PROTOCOL = XmlTurnProtocol(
+    stream_sections=STREAM_SECTIONS,
+    reprint_prompt=prompts.text("reprint.md"),
+    format_note=prompts.text("format_note.md"),
+)
+
 
 class Brain(Protocol):
     """A deterministic planner that answers like a model: one protocol XML response per step."""
 
     def respond(self, question: str, react: ReactSessionState, transcript: list[dict[str, Any]]) -> str: ...
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p if isinstance(p, str) else str(p.get("text", "")) for p in content if p)
-    return str(content)
-
-
-def _clean(text: str) -> str:
-    return text.replace("<![CDATA[", "").replace("]]>", "")
 
 
 class Nodes:
@@ -67,8 +52,20 @@ class Nodes:
         self.llm = llm
         self.brain = brain
         self.confirm_steps = confirm_steps
-        # The long XML system prompt is the same every step: let providers that can cache it do so.
-        self.prompt_caching = prompt_caching_for(llm) if llm is not None else None
+        self.loop: ToolLoop[ToolContext, ReactSessionState] = ToolLoop(
+            tools=TOOL_REGISTRY,
+            protocol=PROTOCOL,
+            prompt=self._prompt,
+            context=self._context,
+            budget_type=ReactSessionState,
+            model=llm,
+            planner=self._plan if llm is None else None,
+            policy=self._policy,
+            confirmation=SqlConfirmation(confirm_steps, agent.dialect),
+            on_result=self._on_result,
+            call_id_prefix="t2s",
+            max_parse_failures=MAX_PARSE_FAILURES,
+        )
 
     # ------------------------------------------------------------------ prepare
     def prepare(self, state: Text2SqlState) -> dict[str, Any]:
@@ -87,140 +84,37 @@ class Nodes:
             emit(DecisionEvent("query_cache", "miss", "no cached answer: running the ReAct loop"))
         return update
 
-    # ------------------------------------------------------------------ think
-    def _messages(self, state: Text2SqlState, react: ReactSessionState) -> list[BaseMessage]:
+    # ------------------------------------------------------------------ loop hooks
+    def _prompt(self, state: Mapping[str, Any], react: ReactSessionState) -> list[BaseMessage]:
+        # system.xml is an XML template: the schema text (names, comments) is escaped into it
         system = prompts.render("system.xml", dialect=self.agent.dialect, max_calls=react.max_calls,
                                 tables=self.agent.tables_overview())
-        messages: list[BaseMessage] = [SystemMessage(system),
-                                       HumanMessage(f"<question>{escape_xml(state['question'])}</question>")]
-        for entry in state.get("transcript", []):
-            messages.append(AIMessage(entry["response"]))
-            messages.append(HumanMessage(entry["observation"]))
-        return messages
+        return [SystemMessage(system), HumanMessage(f"<question>{escape_xml(state['question'])}</question>")]
 
-    def _stream_text(self, produce: Callable[[], Any], throttle_s: float) -> str:
-        extractor = StreamingXmlSectionsExtractor(sections=STREAM_SECTIONS, throttle_s=throttle_s)
-        text = ""
-        for piece in produce():
-            text += piece
-            for delta in extractor.feed(piece):
-                if delta.text:
-                    emit(TokenEvent(_clean(delta.text), section=delta.section))
-        for delta in extractor.flush():
-            if delta.text:
-                emit(TokenEvent(_clean(delta.text), section=delta.section))
-        return text
+    def _plan(self, state: Mapping[str, Any], react: ReactSessionState) -> str:
+        assert self.brain is not None
+        return self.brain.respond(state["question"], react, list(state.get("transcript", [])))
 
-    def _ask_model(self, state: Text2SqlState, react: ReactSessionState) -> ParseOutcome:
-        if self.llm is None:
-            assert self.brain is not None
-            brain, question = self.brain, state["question"]
-            raw = brain.respond(question, react, list(state.get("transcript", [])))
-            text = self._stream_text(lambda: (raw[i : i + 24] for i in range(0, len(raw), 24)), 0.0)
-            return parse_with_repair(text)
-        llm = self.llm
-        messages = self._messages(state, react)
-        kwargs: dict[str, Any] = {}
-        if self.prompt_caching is not None:
-            messages, kwargs = self.prompt_caching.prepare(messages)
-        text = self._stream_text(lambda: (_text(c.content) for c in llm.stream(messages, **kwargs)), 0.05)
+    def _context(self, state: Mapping[str, Any], react: ReactSessionState) -> ToolContext:
+        return ToolContext(self.agent, state["question"], last_error=react.last_error)
 
-        def reprint(bad: str) -> str:
-            return _text(llm.invoke([HumanMessage(REPRINT_PROMPT.format(response=bad))]).content)
-
-        return parse_with_repair(text, reprint=reprint)
-
-    def think(self, state: Text2SqlState) -> dict[str, Any]:
-        react = ReactSessionState.from_dict(state.get("react"))
-        try:
-            outcome = self._ask_model(state, react)
-        except Exception as exc:  # a model that cannot be reached ends the turn, not the session
-            log.warning("text2sql model call failed: %s", exc)
-            emit(ErrorEvent(f"model call failed: {type(exc).__name__}: {exc}", code="model"))
-            return {"status": "error", "pending": None}
-        step = outcome.step
-        if outcome.path != "clean":
-            emit(DecisionEvent("xml_repair", outcome.path, "; ".join(outcome.problems) or "repaired",
-                               {"path": outcome.path}))
-        if step.is_error:
-            react.parse_failures += 1
-            if react.parse_failures >= MAX_PARSE_FAILURES:
-                return {"status": "error", "pending": None, "react": react.to_dict()}
-            note = ("Your answer could not be parsed. Reply with exactly one <response> element "
-                    "holding reasoning, user_facing and one tool_call; wrap SQL in CDATA.")
-            entry = {"response": step.raw[:4000], "observation": render_observation("format", False, note),
-                     "tool": "format", "ok": False, "data": {}}
-            return {"react": react.to_dict(), "pending": None,
-                    "transcript": [*state.get("transcript", []), entry]}
-        if step.tool_call is None:
-            return {"status": "answered", "answer": step.user_facing, "pending": None}
-        update: dict[str, Any] = {}
-        rewrite = maybe_rewrite_tool_call_for_policy(step=step, state=react, question=state["question"],
-                                                     sql_key=self.agent.sql_key)
-        if rewrite:
-            emit(DecisionEvent("policy_rewrite", rewrite["to"], rewrite["reason"], dict(rewrite)))
-            update["rewrites"] = [*state.get("rewrites", []), rewrite]
-        call = step.tool_call
-        assert call is not None
-        update["pending"] = {"name": call.name, "parameters": dict(call.parameters), "rewrite": rewrite,
-                             "reasoning": step.reasoning, "user_facing": step.user_facing, "raw": step.raw or "",
-                             "confirm": needs_confirmation(self.confirm_steps, call.name)}
-        update["confirmation"] = None
-        return update
-
-    # ------------------------------------------------------------------ confirm
-    def confirm(self, state: Text2SqlState) -> dict[str, Any]:
-        return confirm_step(dict(state), dialect=self.agent.dialect)
-
-    # ------------------------------------------------------------------ act
-    def act(self, state: Text2SqlState) -> dict[str, Any]:
-        pending = state.get("pending") or {}
-        question = state["question"]
-        react = ReactSessionState.from_dict(state.get("react"))
-        step = ReactStep(reasoning=pending.get("reasoning", ""), user_facing=pending.get("user_facing", ""),
-                         tool_call=ToolCall(pending["name"], dict(pending.get("parameters", {}))),
-                         raw=pending.get("raw", ""))
-        rewrites = list(state.get("rewrites", []))
-        rewrite = pending.get("rewrite")
-        # think already applied the policy; applying it again here means no call, a user-edited one
-        # included, reaches the tools without passing it (a no-op unless the state moved meanwhile)
-        late = maybe_rewrite_tool_call_for_policy(step=step, state=react, question=question,
+    def _policy(self, step: ReactStep, react: ReactSessionState, state: Mapping[str, Any]) -> Rewrite | None:
+        return maybe_rewrite_tool_call_for_policy(step=step, state=react, question=state["question"],
                                                   sql_key=self.agent.sql_key)
-        if late:
-            rewrite = late
-            rewrites.append(late)
-            emit(DecisionEvent("policy_rewrite", late["to"], late["reason"], dict(late)))
-        assert step.tool_call is not None
-        name, params = step.tool_call.name, step.tool_call.parameters
-        call_id = f"t2s-{len(react.used_tools) + 1}"
-        emit(ToolCallEvent(name, dict(params), call_id))
-        ctx = ToolContext(self.agent, question, last_error=react.last_error)
-        result = execute_tool(name, params, ctx)
-        emit(ToolResultEvent(name, result.ok, result.summary, result.data, call_id))
+
+    def _on_result(self, done: ActResult[ToolContext, ReactSessionState]) -> dict[str, Any]:
+        name, params, result, react = done.call.name, done.call.parameters, done.result, done.budget
+        assert isinstance(result, ToolResult)
         if name == "explain" and result.ok and result.data.get("risks"):
             emit(DecisionEvent("explain_risk", "warn", "; ".join(result.data["risks"]), dict(result.data)))
         sql_param = params.get("sql", "") if name in SQL_TOOLS else ""
-        react.record_tool_use(name, ok=result.ok, sql_key=self.agent.sql_key(sql_param),
-                              sql=sql_param if result.ok else "")
-        react.last_error = ctx.last_error
-        react.iteration += 1
-        prefix = (f"[policy] your {rewrite['from']} call was run as {rewrite['to']} ({rewrite['reason']}).\n"
-                  if rewrite else "")
-        tail = f"\n(remaining tool calls: {react.remaining_tool_calls})"
-        if pending.get("edited"):
-            tail += f"\n[user] before this call ran, the user replaced its SQL with: {params.get('sql', '')}"
-        entry = {"response": step.raw or "", "observation": render_observation(name, result.ok,
-                                                                                 prefix + result.content + tail),
-                 "tool": name, "ok": result.ok, "data": result.data, "sql": result.sql}
-        update: dict[str, Any] = {"react": react.to_dict(), "pending": None, "rewrites": rewrites,
-                                  "transcript": [*state.get("transcript", []), entry]}
+        react.note_sql(name, ok=result.ok, sql_key=self.agent.sql_key(sql_param), sql=sql_param if result.ok else "")
+        react.last_error = done.ctx.last_error
+        update: dict[str, Any] = {}
         if name == "explain" and result.ok:
             update["explain"] = dict(result.data)
         if name == "submit_sql" and result.ok:
-            update.update(status="submitted", sql=result.sql, table=result.table, answer=step.user_facing)
-        elif react.remaining_tool_calls <= 0:
-            emit(DecisionEvent("budget", "stop", f"all {react.max_calls} tool calls used without a submitted SQL"))
-            update["status"] = "budget"
+            update.update(status="submitted", sql=result.sql, table=result.table, answer=done.step.user_facing)
         return update
 
     # ------------------------------------------------------------------ finish
@@ -238,6 +132,8 @@ class Nodes:
         elif status == "budget":
             reply = (f"도구 호출 {react.max_calls}번 안에 SQL을 확정하지 못했어요. "
                      "질문을 조금 더 구체적으로 말씀해 주시겠어요?")
+        elif status == "steps":
+            reply = "처리 단계가 너무 많아 이번 질문은 여기서 마무리했어요. 질문을 나눠서 다시 말씀해 주시겠어요?"
         else:
             reply = "모델 응답을 해석하지 못해 이번 질문을 마치지 못했어요. 다시 시도해 주세요."
         return {"reply": reply}
@@ -286,14 +182,3 @@ def _fmt(value: Any) -> str:
 
 def route_after_prepare(state: Text2SqlState) -> str:
     return "finish" if state.get("status") == "cache" else "think"
-
-
-def route_after_think(state: Text2SqlState) -> str:
-    pending = state.get("pending")
-    if pending:
-        return "confirm" if pending.get("confirm") else "act"
-    return "think" if state.get("status") == "running" else "finish"
-
-
-def route_after_act(state: Text2SqlState) -> str:
-    return "think" if state.get("status") == "running" else "finish"

@@ -1,9 +1,10 @@
 """Deterministic drivers of the ReAct loop that speak the XML protocol like a model would.
 
-* :class:`OracleChatModel` is a real ``BaseChatModel`` that knows the gold SQL of each question. It
-  explores, explains, previews and submits the gold through the whole pipeline (protocol parsing,
-  policy, guard, execution, result formatting), so ``eval --llm oracle`` measures the pipeline:
-  anything below 100% is a bug in our code, not in a model.
+* :class:`OracleChatModel` is a :class:`~graphagents.testing.FunctionChatModel` whose function knows
+  the gold SQL of each question. It explores, explains, previews and submits the gold through the
+  whole pipeline (protocol parsing, policy, guard, execution, result formatting), so
+  ``eval --llm oracle`` measures the pipeline: anything below 100% is a bug in our code, not in a
+  model.
 * :class:`OfflineBrain` is the no-LLM planner: it drives the same tools through the same policy,
   composing SQL with :mod:`.offline` (schema and value linking) and refusing plainly when it cannot.
 
@@ -15,17 +16,15 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import unescape
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
-from pydantic import ConfigDict, Field
+from langchain_core.messages import BaseMessage
 
 from graphagents.llm.xml_protocol import render_response
+from graphagents.testing.models import FunctionChatModel
 
 from .agent_context import AgentContext
 from .state import EXPLORATION_TOOLS, ReactSessionState
@@ -66,24 +65,13 @@ def next_gold_step(question: str, sql: str, seen: list[tuple[str, bool]]) -> str
                            tool="submit_sql", parameters={"sql": sql})
 
 
-class OracleChatModel(BaseChatModel):
-    """Answers each known question with its gold SQL, step by step; unknown ones it declines."""
+@dataclass(frozen=True)
+class GoldReplies:
+    """The oracle's reply function: the next gold step of the question found in the prompt."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    gold: Mapping[str, str]
 
-    gold: dict[str, str] = Field(default_factory=dict)
-    chunk_size: int = 48
-
-    @classmethod
-    def from_pairs(cls, pairs: Mapping[str, str] | list[tuple[str, str]]) -> OracleChatModel:
-        items = pairs.items() if isinstance(pairs, Mapping) else pairs
-        return cls(gold={question_key(q): sql for q, sql in items})
-
-    @property
-    def _llm_type(self) -> str:
-        return "oracle"
-
-    def respond(self, messages: list[BaseMessage]) -> str:
+    def __call__(self, messages: list[BaseMessage]) -> str:
         question, seen = _history(messages)
         sql = self.gold.get(question_key(question))
         if sql is None:
@@ -91,19 +79,20 @@ class OracleChatModel(BaseChatModel):
                                    user_facing="이 질문의 정답 SQL을 알지 못해요.")
         return next_gold_step(question, sql, seen)
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self.respond(messages)))])
 
-    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
-        text = self.respond(messages)
-        for start in range(0, len(text), self.chunk_size):
-            piece = text[start : start + self.chunk_size]
-            chunk = ChatGenerationChunk(message=AIMessageChunk(content=piece))
-            if run_manager:
-                run_manager.on_llm_new_token(piece, chunk=chunk)
-            yield chunk
+class OracleChatModel(FunctionChatModel):
+    """Answers each known question with its gold SQL, step by step; unknown ones it declines."""
+
+    chunk_size: int = 48
+
+    @classmethod
+    def from_pairs(cls, pairs: Mapping[str, str] | list[tuple[str, str]]) -> OracleChatModel:
+        items = pairs.items() if isinstance(pairs, Mapping) else pairs
+        return cls(function=GoldReplies({question_key(q): sql for q, sql in items}))
+
+    @property
+    def _llm_type(self) -> str:
+        return "oracle"
 
 
 # ---------------------------------------------------------------------------------- offline brain

@@ -9,24 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from graphagents.llm.xml_protocol import ReactStep, ToolCall
+from graphagents.llm.xml_protocol import ReactStep
+from graphagents.toolloop import Rewrite, rewrite_call
 
 from .state import ReactSessionState
-
-Rewrite = dict[str, str]
 
 LAST_CALL_FORCE_SUBMIT = "last_call_force_submit"
 REQUIRE_EXPLORATION_FIRST = "require_exploration_first"
 REQUIRE_EXPLAIN_FIRST = "require_explain_first"
 
 _FINISHING = frozenset({"execute_sql_preview", "submit_sql"})
-
-
-def _rewrite(step: ReactStep, to: str, parameters: dict[str, str], reason: str) -> Rewrite:
-    assert step.tool_call is not None
-    before = step.tool_call.name
-    step.tool_call = ToolCall(name=to, parameters=parameters)
-    return {"from": before, "to": to, "reason": reason}
 
 
 def maybe_rewrite_tool_call_for_policy(
@@ -57,11 +49,11 @@ def maybe_rewrite_tool_call_for_policy(
         final_sql = sql or state.last_sql
         if not final_sql:
             return None  # nothing to submit: the call runs and the budget ends the turn
-        return _rewrite(step, "submit_sql", {"sql": final_sql}, LAST_CALL_FORCE_SUBMIT)
+        return rewrite_call(step, "submit_sql", {"sql": final_sql}, LAST_CALL_FORCE_SUBMIT)
     if name not in _FINISHING:
         return None
     if not state.has_enough_exploration():
-        return _rewrite(step, "search_tables", {"query": question}, REQUIRE_EXPLORATION_FIRST)
+        return rewrite_call(step, "search_tables", {"query": question}, REQUIRE_EXPLORATION_FIRST)
     if not state.has_any_explained_sql() and not state.is_sql_explained(sql_key(sql)):
-        return _rewrite(step, "explain", {"sql": sql}, REQUIRE_EXPLAIN_FIRST)
+        return rewrite_call(step, "explain", {"sql": sql}, REQUIRE_EXPLAIN_FIRST)
     return None

@@ -1,19 +1,21 @@
-"""Prompt files of the text2sql agent (package data, read with importlib.resources)."""
+"""Prompt files of the text2sql agent (package data; ``{{name}}`` placeholders, see graphagents.prompts).
+
+``system.xml`` is an XML template, so every value put into it (table names, database comments) is
+escaped: a comment cannot close ``<database>`` or inject a ``<system>`` of its own.
+"""
 
 from __future__ import annotations
 
-from functools import cache
-from importlib import resources
+from graphagents.prompts import PromptSet
 
-
-@cache
-def load(name: str) -> str:
-    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+PROMPTS = PromptSet(__name__)
 
 
 def render(name: str, **values: object) -> str:
-    """Fill ``{{key}}`` markers; plain replacement because SQL examples may hold braces."""
-    text = load(name)
-    for key, value in values.items():
-        text = text.replace("{{" + key + "}}", str(value))
-    return text
+    return PROMPTS.render(name, **values)
+
+
+def text(name: str) -> str:
+    """A prompt's template text, surrounding whitespace removed (for templates passed on as
+    parameters, such as the reprint prompt, whose ``{{response}}`` the protocol fills)."""
+    return PROMPTS.get(name).text.strip()

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from graphagents import toolloop
 
 from ..agent_context import AgentContext
 
@@ -28,17 +30,12 @@ class ToolContext:
 
 
 @dataclass(frozen=True)
-class ToolResult:
-    """``content`` goes back to the model; ``summary`` and ``data`` go to the event panel."""
+class ToolResult(toolloop.ToolResult):
+    """A tool loop result that also carries the SQL the tool ran and the rows it got."""
 
-    ok: bool
-    content: str
-    summary: str
-    data: dict[str, Any] = field(default_factory=dict)
     sql: str = ""  # the SQL the tool ran, as the guard regenerated it
     table: dict[str, Any] | None = None
 
 
 def failure(message: str, *, fix: str = "", data: dict[str, Any] | None = None, sql: str = "") -> ToolResult:
-    content = message if not fix else f"{message}\nHow to fix: {fix}"
-    return ToolResult(False, content, message.splitlines()[0][:200], data or {}, sql)
+    return ToolResult(False, toolloop.error_content(message, fix), toolloop.error_summary(message), data or {}, sql)

@@ -1,0 +1,70 @@
+"""Typed structured output: ``ask_json(model, prompt, schema, fallback) -> T``.
+
+The one way an agent asks a model for a value it then trusts: the answer is parsed and validated
+against ``schema`` (a pydantic model or any type pydantic can validate), a bad answer gets one
+repair request naming the problem, and if the model still fails (garbage twice, a provider
+outage, an answer over ``MAX_OUTPUT_CHARS``) the caller gets ``fallback``: agents keep their
+offline result rather than end a conversation because a model misbehaved.
+
+Both calls go through ``model.invoke`` with the caller's run config, so the callbacks that count
+usage (model calls, ``usage_metadata`` tokens) see the repair request too.
+
+Two failures are never swallowed: a real model request while requests are blocked (tests), and
+LangGraph's interrupts (``GraphBubbleUp``), which are control flow, not errors.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.errors import GraphBubbleUp
+
+from ..errors import GraphAgentsError, ModelRequestsBlocked
+from .json_output import ainvoke_json, invoke_json
+
+log = logging.getLogger("graphagents.llm")
+
+T = TypeVar("T")
+F = TypeVar("F")
+
+Prompt = str | Sequence[BaseMessage]
+
+
+def _messages(prompt: Prompt) -> list[BaseMessage]:
+    return [HumanMessage(prompt)] if isinstance(prompt, str) else list(prompt)
+
+
+def _fallback(schema: object, exc: Exception, fallback: F) -> F:
+    name = getattr(schema, "__name__", str(schema))
+    if isinstance(exc, GraphAgentsError):
+        log.info("model answer for %s unusable, fallback used: %s", name, exc)
+    else:  # a provider outage must not end the conversation
+        log.warning("model call for %s failed, fallback used: %s: %s", name, type(exc).__name__, exc)
+    return fallback
+
+
+def ask_json(model: BaseChatModel, prompt: Prompt, schema: type[T], fallback: F, *,
+             config: RunnableConfig | None = None) -> T | F:
+    """The model's answer as a ``schema`` value, or ``fallback`` when it cannot give one."""
+    try:
+        return invoke_json(model, _messages(prompt), schema, config=config)  # type: ignore[no-any-return]
+    except (ModelRequestsBlocked, GraphBubbleUp):
+        raise
+    except Exception as exc:
+        return _fallback(schema, exc, fallback)
+
+
+async def aask_json(model: BaseChatModel, prompt: Prompt, schema: type[T], fallback: F, *,
+                    config: RunnableConfig | None = None) -> T | F:
+    """The async twin of :func:`ask_json`."""
+    try:
+        return await ainvoke_json(model, _messages(prompt), schema, config=config)  # type: ignore[no-any-return]
+    except (ModelRequestsBlocked, GraphBubbleUp):
+        raise
+    except Exception as exc:
+        return _fallback(schema, exc, fallback)
