@@ -36,6 +36,9 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
     hits, market, loans = _search_parts(runs)
     analysis = latest(runs, "analysis")
     document = latest(runs, "document")
+    redone = next((c["result"] for c in (analysis or {}).get("computations") or [] if c["kind"] == "loan"), None)
+    if redone is not None:  # analysis recomputed the loan at the market price: that one is the answer
+        loans = redone
     cited: list[str] = [h["id"] for h in hits if h.get("relevant")][:MAX_LAW_CITATIONS]
     for source in ((analysis or {}).get("computations") or []):
         cited += [a for a in source.get("articles", []) if a not in cited]
@@ -45,12 +48,15 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
     for aid in cited:
         hit = by_id.get(aid)
         art = articles.get(aid)
-        if hit is None and art is None:
-            continue
-        citations.append(hit or {"id": aid, "citation": art.citation, "law": art.law, "article_no": art.article_no,
+        if hit is not None:
+            citations.append(hit)
+        elif art is not None:
+            citations.append({"id": aid, "citation": art.citation, "law": art.law, "article_no": art.article_no,
                                  "title": art.title, "text": art.text, "match": "used", "effective": art.effective})
     missing: list[str] = []
-    for group in ((analysis or {}).get("missing"), (loans or {}).get("missing"), (document or {}).get("missing_items")):
+    groups = ((analysis or {}).get("missing"), (loans or {}).get("missing"), (document or {}).get("missing_items"),
+              (market or {}).get("missing"))
+    for group in groups:
         missing += [m for m in group or [] if m not in missing]
     sources = []
     if market:

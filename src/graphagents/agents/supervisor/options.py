@@ -9,7 +9,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graphagents.errors import ConfigError
 
-
 MAX_ROUNDS_LIMIT = 20
 
 

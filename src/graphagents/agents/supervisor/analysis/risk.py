@@ -10,6 +10,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._korean import format_manwon
+
 PACKAGE = "graphagents.agents.supervisor"
 
 
@@ -52,7 +54,8 @@ def jeonse_risk(deposit_manwon: int, price_manwon: int, senior_debt_manwon: int 
     out: dict[str, Any] = {
         "ratio_pct": round(ratio * 100, 1), "level": level, "deposit_manwon": deposit_manwon,
         "senior_debt_manwon": senior_debt_manwon, "price_manwon": price_manwon, "price_source": price_source,
-        "numbers": f"({deposit_manwon:,} + {debt:,})만원 ÷ {price_manwon:,}만원 = {ratio:.1%}",
+        "numbers": f"({format_manwon(deposit_manwon)} + {format_manwon(debt)}) ÷ {format_manwon(price_manwon)} "
+                   f"= {ratio:.1%}",
         "flags": [{"id": t.id, "label": t.label, "source": t.source, "date": t.date} for t in crossed],
         "articles": ["주임법:제3조의2", "주임법:제8조"], "missing": [],
     }

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import entities as ent
+from .._korean import format_manwon
 from ..offline.lexicon import normalise
 from ..records import Transaction
 from . import lease, market, risk
@@ -141,11 +142,16 @@ def _lease(text: str, entities: Mapping[str, Any], out: list[dict[str, Any]], mi
             out.append({"kind": "conversion", "title": "월차임 전환 상한(제7조의2)", "result": result,
                         "numbers": result.get("numbers", result["formula"]), "articles": result["articles"],
                         "missing": result["missing"]})
-    elif _INCREASE.search(text) and (deposit or rent):
-        base_amount, kind = (deposit, "보증금") if deposit else (rent, "월차임")
-        assert base_amount is not None
+    elif _INCREASE.search(text) and (deposit or rent or percents):
+        base_amount, kind = (deposit, "보증금") if deposit or not rent else (rent, "월차임")
+        if "월세" in text and not deposit:
+            kind = "월차임"
         result = lease.increase_cap(base_amount, float(percents[0]) if percents else None, kind=kind)
         out.append({"kind": "increase_cap", "title": "증액 상한(제7조②)", "result": result,
+                    "numbers": result["numbers"], "articles": result["articles"], "missing": result["missing"]})
+    if entities.get("months_left") is not None and _RENEWAL.search(text):
+        result = lease.renewal_status(int(entities["months_left"]))
+        out.append({"kind": "renewal_status", "title": "갱신요구 가능 시기", "result": result,
                     "numbers": result["numbers"], "articles": result["articles"], "missing": []})
     day = ent.first_date(entities)
     if day is not None and _RENEWAL.search(text) and not _TERMINATE.search(text):
@@ -192,14 +198,14 @@ def _loan(loans: Mapping[str, Any], median_sale: int | None, out: list[dict[str,
         params = {**(loans.get("query") or {}), "price_manwon": median_sale,
                   "price_source": "시세 중앙값(합성 데이터)"}
         result = calculator(params)
-        note = f"매매가를 몰라 시세 중앙값 {median_sale:,}만원으로 계산했습니다"
+        note = f"매매가를 몰라 시세 중앙값 {format_manwon(median_sale)}으로 계산했습니다"
     out.append({"kind": "loan", "title": "대출 가능 금액", "result": result, "numbers": _loan_numbers(result),
                 "articles": [], "missing": list(result.get("missing", [])), **({"note": note} if note else {})})
 
 
 def _loan_numbers(result: Mapping[str, Any]) -> str:
     limits = result.get("limits", [])
-    return "; ".join(f"{lim['kind']} {lim['amount_manwon']:,}만원 ({lim['numbers']})" for lim in limits)
+    return "; ".join(f"{lim['kind']} {format_manwon(lim['amount_manwon'])} ({lim['numbers']})" for lim in limits)
 
 
 def _insight(c: Mapping[str, Any]) -> str:
@@ -207,13 +213,19 @@ def _insight(c: Mapping[str, Any]) -> str:
     kind = c["kind"]
     if kind == "price_stats" and r["groups"]:
         g = max(r["groups"], key=lambda x: x["count"])
-        return f"{g['deal_type']} {g['group']}: {g['count']}건, 중앙값 {g['median']:,}만원 (평균 {g['mean']:,}만원)"
+        return (f"{g['deal_type']} {g['group']}: {g['count']}건, 중앙값 {format_manwon(g['median'])} "
+                f"(평균 {format_manwon(g['mean'])})")
     if kind == "trend":
         return f"㎡당 가격 {r['direction']} ({r['change_pct']:+.1f}%)"
     if kind == "jeonse_ratio":
         return f"전세가율 중앙값 {r['median_ratio_pct']}%"
     if kind == "increase_cap":
-        return f"{r['kind']} 증액 상한 {r['max_increase_manwon']:,}만원 → 최대 {r['max_after_manwon']:,}만원"
+        if "max_after_manwon" in r:
+            return (f"{r['kind']} 증액 상한 {format_manwon(r['max_increase_manwon'])} → "
+                    f"최대 {format_manwon(r['max_after_manwon'])}")
+        return f"{r['kind']} 증액 상한 5%" + (" — 요구받은 인상률은 상한 초과" if r.get("exceeds_cap") else "")
+    if kind == "renewal_status":
+        return r["verdict"]
     if kind == "renewal_window":
         return f"갱신요구 기간 {r['from']} ~ {r['to']}"
     if kind == "termination":
@@ -221,7 +233,7 @@ def _insight(c: Mapping[str, Any]) -> str:
     if kind == "jeonse_risk":
         return f"(보증금+선순위채권)/매매가 {r['ratio_pct']}% — 위험도 {r['level']}"
     if kind == "loan" and r.get("max_loan_manwon"):
-        return f"대출 가능 금액(규칙 기준) 최대 {r['max_loan_manwon']:,}만원"
+        return f"대출 가능 금액(규칙 기준) 최대 {format_manwon(r['max_loan_manwon'])}"
     if kind == "damages" and r.get("lower_bound_manwon"):
-        return f"손해배상액 하한(보증금 환산분 제외) {r['lower_bound_manwon']:,}만원"
+        return f"손해배상액 하한(보증금 환산분 제외) {format_manwon(r['lower_bound_manwon'])}"
     return ""

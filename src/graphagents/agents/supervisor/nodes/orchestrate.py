@@ -12,18 +12,15 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from langchain_core.messages import HumanMessage
 from langgraph.types import Send
-from pydantic import ValidationError
 
-from graphagents.errors import GraphAgentsError
 from graphagents.events import DecisionEvent, emit
-from graphagents.llm import invoke_json
+from graphagents.llm import ask_json
 
 from ..context import SupervisorContext
 from ..decisions import Decision, DecisionOut, Limits, apply, fallback, from_model, run_counts
 from ..offline import orchestration as rules
-from ..prompts import render
+from ..prompts import PROMPTS
 from ..state import MainSupervisorState, TeamInput
 
 STEPS_TO_FINISH = 4
@@ -44,18 +41,22 @@ def ask_model(ctx: SupervisorContext, state: MainSupervisorState, limits: Limits
     assert ctx.models.orchestrator is not None
     intent = (state.get("planning_state") or {}).get("analyzed_intent") or {}
     runs = state.get("team_runs") or []
-    prompt = render(
-        "orchestrate", query=state["query"], intent_type=intent.get("intent_type", ""),
+    prompt = PROMPTS.render(
+        "orchestrate.md", query=state["query"], intent_type=intent.get("intent_type", ""),
         intent_confidence=f"{float(intent.get('confidence', 0)):.0%}",
         completed_teams=", ".join(state.get("completed_teams") or []) or "없음",
         situation_summary=summarize(runs), remaining_steps=json.dumps(remaining_steps(state), ensure_ascii=False),
         round=int(state.get("rounds", 0)) + 1, max_rounds=limits.max_rounds, max_team_runs=limits.max_team_runs,
         run_counts=json.dumps(dict(run_counts(runs)), ensure_ascii=False))
+    errors: list[str] = []
+    out = ask_json(ctx.models.orchestrator, prompt, DecisionOut, None,
+                   on_error=lambda exc: errors.append(f"{type(exc).__name__}: {exc}"))
+    if out is None:
+        return fallback(errors[0] if errors else "no answer")
     try:
-        out: DecisionOut = invoke_json(ctx.models.orchestrator, [HumanMessage(prompt)], DecisionOut)
         return from_model(out)
-    except (GraphAgentsError, ValueError, ValidationError) as exc:
-        return fallback(f"{type(exc).__name__}: {exc}")
+    except ValueError as exc:  # valid JSON that names a team we do not have, and the like
+        return fallback(f"invalid decision: {exc}")
 
 
 def make_orchestrate(ctx: SupervisorContext) -> Any:
@@ -68,7 +69,8 @@ def make_orchestrate(ctx: SupervisorContext) -> Any:
         strategy = (state.get("execution_plan") or {}).get("strategy", "sequential")
         intent = (state.get("planning_state") or {}).get("analyzed_intent") or {}
         if state.get("remaining_steps", STEPS_TO_FINISH + 1) <= STEPS_TO_FINISH:
-            decision = Decision("skip_remaining", "처리 단계 한도에 가까워 지금까지의 결과로 답합니다", source="step_cap")
+            decision = Decision("skip_remaining", "처리 단계 한도에 가까워 지금까지의 결과로 답합니다",
+                                source="step_cap")
         elif not runs:
             decision = Decision("continue", "첫 단계는 계획대로 시작합니다", source="plan")
         elif ctx.models.orchestrator is not None:

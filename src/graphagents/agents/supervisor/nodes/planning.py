@@ -6,16 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import HumanMessage
-
-from graphagents.errors import GraphAgentsError
 from graphagents.events import DecisionEvent, emit
-from graphagents.llm import invoke_json
+from graphagents.llm import ask_json
 
 from ..context import SupervisorContext
 from ..offline.entities import extract_entities
 from ..plan import DIRECT_INTENTS, INTENT_TYPES, SIMPLE_INTENTS, PlanOut, build_plan, merge_entities
-from ..prompts import render
+from ..prompts import PROMPTS
 from ..state import MainSupervisorState
 
 
@@ -37,9 +34,14 @@ def offline_plan(ctx: SupervisorContext, query: str, entities: dict[str, Any]) -
     return intent, build_plan(steps, "parallel")
 
 
-def model_plan(ctx: SupervisorContext, query: str, entities: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def model_plan(ctx: SupervisorContext, query: str, entities: dict[str, Any],
+               errors: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The planner model's plan; None (the cause appended to ``errors``) when it gave no usable one."""
     assert ctx.models.planner is not None
-    out: PlanOut = invoke_json(ctx.models.planner, [HumanMessage(render("planning", query=query))], PlanOut)
+    out = ask_json(ctx.models.planner, PROMPTS.render("planning.md", query=query), PlanOut, None,
+                   on_error=lambda exc: errors.append(f"{type(exc).__name__}: {exc}"))
+    if out is None:
+        return None
     intent_type = out.intent.intent_type if out.intent.intent_type in INTENT_TYPES else "legal"
     merged = merge_entities(entities, out.intent.entities)
     intent = {"intent_type": intent_type, "confidence": out.intent.confidence, "entities": merged,
@@ -54,26 +56,25 @@ def make_planning(ctx: SupervisorContext) -> Any:
     def planning(state: MainSupervisorState) -> dict[str, Any]:
         query = state["query"]
         entities = extract_entities(query)
-        method, error = "offline", ""
-        if ctx.models.planner is not None:
-            try:
-                intent, plan = model_plan(ctx, query, entities)
-                method = "model"
-            except GraphAgentsError as exc:
-                error = str(exc)
-                intent, plan = offline_plan(ctx, query, entities)
-                method = "fallback"
+        method, errors = "offline", list[str]()
+        planned = model_plan(ctx, query, entities, errors) if ctx.models.planner is not None else None
+        if planned is not None:
+            intent, plan = planned
+            method = "model"
         else:
             intent, plan = offline_plan(ctx, query, entities)
+            method = "fallback" if errors else "offline"
+        error = "; ".join(errors)[:300]
         if not ctx.options.parallel:
             plan["strategy"] = "sequential"
         tasks = plan["teams"]
         teams = [t["team"] for t in tasks]
         reason = "; ".join(f"{t['team']}: {t['reason']}" for t in tasks) or (
             "인사에는 바로 답합니다" if intent["intent_type"] == "greeting" else "부동산 상담 범위 밖의 질문입니다")
+        shown = {k: v for k, v in intent.items() if k != "neighbours"}
         emit(DecisionEvent("plan", " → ".join(teams) or "respond", reason,
-                           {"intent": {k: v for k, v in intent.items() if k != "neighbours"}, "strategy": plan["strategy"],
-                            "teams": tasks, "method": method, **({"error": error} if error else {})}))
+                           {"intent": shown, "strategy": plan["strategy"], "teams": tasks, "method": method,
+                            **({"error": error} if error else {})}))
         steps = [{"team": t["team"], "task": t["reason"], "description": ", ".join(t.get("scopes", []))}
                  for t in tasks]
         return {"current_phase": "planning",

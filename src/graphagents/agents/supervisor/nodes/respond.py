@@ -17,7 +17,7 @@ from ..aggregate import artifacts, collect
 from ..context import SupervisorContext
 from ..offline.compose import GREETING, OUT_OF_SCOPE, compose
 from ..offline.compose import _source_notes as source_notes
-from ..prompts import render
+from ..prompts import PROMPTS
 from ..state import MainSupervisorState
 
 
@@ -34,8 +34,9 @@ def _results_for_model(agg: dict[str, Any]) -> str:
     keep = {k: agg.get(k) for k in ("analysis", "loans", "document", "finish_reason")}
     market = agg.get("market") or {}
     keep["market"] = {k: market.get(k) for k in ("question", "sql", "rows", "source")} if market else None
-    if keep.get("document"):
-        keep["document"] = {k: keep["document"].get(k) for k in ("title", "missing_items")}
+    doc = agg.get("document")
+    if doc:
+        keep["document"] = {k: doc.get(k) for k in ("title", "missing_items")}
     return json.dumps(keep, ensure_ascii=False, default=str)[:12000]
 
 
@@ -51,7 +52,7 @@ def make_generate_response(ctx: SupervisorContext) -> Any:
             return {"reply": compose(query, agg), "current_phase": "respond"}
         citations = agg.get("citations") or []
         articles = "\n".join(f"- {c['citation']}({c['title']}): {c['text'][:600]}" for c in citations) or "없음"
-        prompt = render("respond", query=query, results=_results_for_model(agg), articles=articles,
+        prompt = PROMPTS.render("respond.md", query=query, results=_results_for_model(agg), articles=articles,
                         missing="\n".join(f"- {m}" for m in agg.get("missing") or []) or "없음")
         try:
             text = str(ctx.models.responder.invoke([HumanMessage(prompt)]).content).strip()

@@ -127,12 +127,16 @@ def _computation(comp: Mapping[str, Any]) -> list[str]:
     if kind == "jeonse_ratio":
         return [f"- 전세가율 중앙값 {r['median_ratio_pct']}% ({r['numbers']})"]
     if kind == "increase_cap":
-        line = (f"- {r['kind']} 증액 상한: {format_manwon(r['current_manwon'])} × 1/20 = "
-                f"{format_manwon(r['max_increase_manwon'])} → 최대 {format_manwon(r['max_after_manwon'])}")
+        if "max_after_manwon" in r:
+            line = (f"- {r['kind']} 증액 상한: {r['numbers']} → 최대 {format_manwon(r['max_after_manwon'])}")
+        else:
+            line = f"- {r['kind']} 증액 상한: 약정 금액의 1/20(5%)"
         if "requested_pct" in r:
             verdict = "상한(5%)을 넘습니다" if r["exceeds_cap"] else "상한(5%) 이내입니다"
             line += f"; 요구받은 {r['requested_pct']:g}% 인상은 {verdict}"
         return [line] + [f"  ({n})" for n in r["notes"]]
+    if kind == "renewal_status":
+        return [f"- {comp['title']}: {r['verdict']} ({r['numbers']})"]
     if kind in ("renewal_window", "termination"):
         return [f"- {comp['title']}: {r['numbers']}"] + [f"  ({n})" for n in r.get("notes", [])]
     if kind == "conversion":
@@ -161,13 +165,15 @@ def _loan_lines(loans: Mapping[str, Any]) -> list[str]:
     if loans.get("purpose") == "전세":
         for p in loans.get("products", []):
             if p.get("amount_manwon") is not None:
-                out.append(f"- {p['name']}: 최대 {format_manwon(p['amount_manwon'])} ({p['numbers']}), 연 {p['rate_annual']:.1%}")
+                out.append(f"- {p['name']}: 최대 {format_manwon(p['amount_manwon'])} ({p['numbers']}), "
+                           f"연 {p['rate_annual']:.1%}")
             else:
                 out.append(f"- {p['name']}: 조건 {p['eligibility']}, 연 {p['rate_annual']:.1%}")
     else:
         area = loans.get("area") or {}
         for lim in loans.get("limits", []):
-            out.append(f"- {lim['kind']} 기준 {format_manwon(lim['amount_manwon'])} ({lim['numbers']}; {lim['source']})")
+            out.append(f"- {lim['kind']} 기준 {format_manwon(lim['amount_manwon'])} "
+                       f"({lim['numbers']}; {lim['source']})")
         if loans.get("max_loan_manwon"):
             out.append(f"- 규칙상 최대 대출 가능 금액: {format_manwon(loans['max_loan_manwon'])} "
                        f"({loans['binding']} 기준, {area.get('label', '')}, {loans.get('buyer_label', '')})")

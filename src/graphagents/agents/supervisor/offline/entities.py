@@ -41,6 +41,8 @@ _ROLE_AFTER = (("price", re.compile(r"^\s*(짜리|아파트|집|주택)")), ("co
 _BARE_THOUSANDS = re.compile(r"(연봉|연소득|소득|수입)\s*(\d+(?:\.\d+)?)\s*천(?!만)")
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(%|퍼센트|프로)")
 _DATE = re.compile(r"(20\d{2})\s*[년.\-/]\s*(\d{1,2})\s*[월.\-/]\s*(\d{1,2})\s*일?")
+_LEFT = re.compile(r"(\d+|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(개월|달)\s*(정도\s*)?남")
+_KOREAN_COUNT = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "열": 10}
 _MONTHS = re.compile(r"최근\s*(\d+)\s*(개월|달)|최근\s*(1|한)\s*년")
 _BUYER = (("first_home", re.compile(r"생애 ?최초|첫 ?집|처음 (집|주택)")),
           ("multi_home", re.compile(r"다주택|2주택|두 채|집이 두")),
@@ -121,6 +123,8 @@ def extract_entities(query: str) -> dict[str, Any]:
         out["dates"] = dates
     if m := _MONTHS.search(text):
         out["months"] = int(m.group(1)) if m.group(1) else 12
+    if m := _LEFT.search(text):
+        out["months_left"] = int(m.group(1)) if m.group(1).isdigit() else _KOREAN_COUNT[m.group(1)]
     for buyer, pat in _BUYER:
         if pat.search(text):
             out["buyer"] = buyer

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._korean import format_manwon
 from ..records import LoanProduct
 from .loan_rules import BUYER_LABELS, Buyer, LoanRules, Rule
 
@@ -75,12 +76,12 @@ def calculate(query: LoanQuery, rules: LoanRules, products: tuple[LoanProduct, .
     if ltv is not None and price is not None:
         assert ltv.value is not None
         limits.append({"kind": "LTV", "ratio": ltv.value, "amount_manwon": int(price * ltv.value),
-                       "numbers": f"{price:,}만원 × {ltv.value:.0%}", **_rule_ref(ltv)})
+                       "numbers": f"{format_manwon(price)} × {ltv.value:.0%}", **_rule_ref(ltv)})
     cap = rules.find("amount_cap", area, buyer, price)
     if cap is not None:
         assert cap.value_manwon is not None
         limits.append({"kind": "한도", "amount_manwon": cap.value_manwon,
-                       "numbers": f"시가 {price:,}만원 구간 상한", **_rule_ref(cap)})
+                       "numbers": f"시가 {format_manwon(price or 0)} 구간 상한", **_rule_ref(cap)})
     stress = rules.find("stress_rate", area, buyer)
     stress_add = stress.value if stress is not None and stress.value is not None else 0.0
     dsr = rules.find("dsr", area, buyer)
@@ -95,15 +96,16 @@ def calculate(query: LoanQuery, rules: LoanRules, products: tuple[LoanProduct, .
             rate = base_rate + stress_add
             amount = int(max_principal(budget, rate, term))
             limits.append({"kind": "DSR", "ratio": dsr.value, "amount_manwon": amount,
-                           "numbers": f"연소득 {income:,}만원 × {dsr.value:.0%} − 기존 원리금 "
-                                      f"{query.other_debt_service_manwon:,}만원, 금리 {base_rate:.2%}"
+                           "numbers": f"연소득 {format_manwon(income)} × {dsr.value:.0%} − 기존 원리금 "
+                                      f"{format_manwon(query.other_debt_service_manwon)}, 금리 {base_rate:.2%}"
                                       f" + 스트레스 {stress_add:.2%}, {term}년", **_rule_ref(dsr),
                            **({"stress": _rule_ref(stress)} if stress is not None else {})})
         if dti is not None and dti.value is not None:
             budget = dti.value * income - query.other_debt_service_manwon
             amount = int(max_principal(budget, base_rate, term))
             limits.append({"kind": "DTI", "ratio": dti.value, "amount_manwon": amount,
-                           "numbers": f"연소득 {income:,}만원 × {dti.value:.0%}, 금리 {base_rate:.2%}, {term}년",
+                           "numbers": f"연소득 {format_manwon(income)} × {dti.value:.0%}, 금리 {base_rate:.2%}, "
+                                      f"{term}년",
                            **_rule_ref(dti)})
     binding = min(limits, key=lambda lim: lim["amount_manwon"]) if limits else None
     complete = price is not None and query.income_manwon is not None
@@ -158,8 +160,8 @@ def _jeonse(query: LoanQuery, rules: LoanRules, products: tuple[LoanProduct, ...
         years = max(p.term_years)
         rows.append({"id": p.id, "name": p.name, "rate_annual": p.rate_annual, "eligibility": p.eligibility,
                      "ratio": ratio, "amount_manwon": amount, "term_years": years,
-                     "numbers": f"보증금 {deposit:,}만원 × {ratio:.0%}, 상한 {p.max_amount_manwon:,}만원"
-                                if deposit is not None else "",
+                     "numbers": (f"보증금 {format_manwon(deposit)} × {ratio:.0%}, "
+                                 f"상한 {format_manwon(p.max_amount_manwon)}") if deposit is not None else "",
                      "yearly_interest_manwon": round(amount * p.rate_annual, 1) if amount is not None else None,
                      "synthetic": p.synthetic})
     best = max((int(r["amount_manwon"]) for r in rows if r["amount_manwon"] is not None), default=None)

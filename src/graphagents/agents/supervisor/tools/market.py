@@ -27,21 +27,26 @@ class MarketSource:
         return {"kind": "market", "label": label, "synthetic": self.synthetic, "url": redact_url(self.url)}
 
 
-def market_question(query: str, entities: Mapping[str, Any]) -> str:
-    """The sub-agent's question: the rows analysis needs (region or complex), both deal types."""
+def market_question(query: str, entities: Mapping[str, Any]) -> str | None:
+    """The sub-agent's question: the rows analysis needs (region or complex), both deal types.
+
+    None when the query names no place: "주변 시세" of an unknown place is not a question to guess."""
     complex_name = entities.get("complex")
     region = (entities.get("region") or {}).get("sigungu")
     if complex_name:
         return f"{complex_name} 거래 내역"
     if region:
         return f"{region} 거래 내역"
-    return "최근 거래 내역"
+    return None
 
 
 def run_market(graph: Any, source: MarketSource, query: str, entities: Mapping[str, Any],
                config: RunnableConfig | None = None) -> dict[str, Any]:
     """Ask the text2sql sub-graph; its SQL, rows and status come back as they are."""
     question = market_question(query, entities)
+    if question is None:
+        return {"question": "", "sql": None, "status": "needs_region", "table": None, "rows": 0, "reply": "",
+                "source": source.describe(), "missing": ["지역(시·군·구) 또는 단지명 — 시세를 조회할 곳"]}
     state = graph.invoke({"user_input": question, "session_options": {}}, config)
     table = state.get("table") or None
     rows = len(table["rows"]) if table else 0
