@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from graphagents.agents.slotfill.engine import Engine
-from graphagents.agents.slotfill.flow import Work
 from graphagents.agents.slotfill.scenario import load_scenario
 from graphagents.agents.slotfill.understanding import Understanding
+from graphagents.agents.slotfill.work import Work
 
 SC = load_scenario(None)
 ENGINE = Engine(SC, Understanding(None))

@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...korean import normalize
 from . import flow
-from .flow import Work
 from .logs import log
 from .scenario import END, Scenario, Stage
 from .understanding import Understanding
 from .values import display, render, validate
+from .work import Work
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Engine:
             if skip_to is not None:
                 stage_id = skip_to
                 continue
-            visits = w.visits.get(stage_id, 0)
+            visits = w.stage_visit_count.get(stage_id, 0)
             limit = st.max_visits or sc.max_stage_visits
             if counts and visits >= limit:
                 w.bump("loops_hit")
@@ -57,7 +58,7 @@ class Engine:
                 self._offer_handoff(w, {"kind": "visit_cap", "stage": stage_id})
                 return
             if counts:
-                w.visits[stage_id] = visits + 1
+                w.stage_visit_count[stage_id] = visits + 1
             first = w.stage_id != stage_id or visits == 0
             self._set_stage(w, st)
             self._ask(w, flow.stage_question(sc, st, w, first=first))
@@ -90,7 +91,7 @@ class Engine:
                     target = flow.confirmation_stage(sc, pending)
                     if target is not None and target != st.id:
                         return target
-            if group in w.confirmed:
+            if group in w.confirmed_groups:
                 return flow.next_stage(sc, st, w.slots, "confirmed")
             return None
         if not flow.stage_fields(sc, st, w):  # correction stage with nothing applicable
@@ -136,6 +137,7 @@ class Engine:
         """What the utterance means at the current stage, without changing anything.
 
         This is the function the labelled utterance set measures (``graphagents eval slotfill``)."""
+        text = normalize(text)
         sc, st = self.sc, self.sc.stages[w.stage_id]
         fields = flow.stage_fields(sc, st, w)
         asked = flow.missing_batch(sc, st, w) if st.stage_type == "collection" else fields
@@ -146,7 +148,7 @@ class Engine:
                 return Interpretation(repair)
             res = self.nlu.confirmation(text, fields, sc, w.slots, st, question=w.question)
             return Interpretation(res.intent, res.values, res.fields)
-        narrowed = [f for f in w.correction.get("fields", []) if f in fields]
+        narrowed = [f for f in w.correction_context.get("fields", []) if f in fields]
         # A correction of everything has no focus: a bare "아니요" there must not set every yes/no slot.
         focus = asked if st.stage_type == "collection" else (narrowed if len(narrowed) < len(fields) else [])
         if repair in ("help", "repeat", "handoff"):
@@ -186,13 +188,14 @@ class Engine:
         return out
 
     def handle(self, w: Work, text: str) -> None:
+        text = normalize(text)  # the one normalisation policy, once, where the user's text comes in
         w.bump("turns")
         st = self.sc.stages[w.stage_id]
         if w.offer is not None:
             self._handle_offer(w, st, text)
             return
         meaning = self.interpret(w, text)
-        w.intent = meaning.intent
+        w.last_intent = meaning.intent
         if meaning.intent in ("cancel", "help", "repeat", "handoff"):
             self._repair(w, st, meaning.intent, text)
         elif st.stage_type == "confirmation":
@@ -261,14 +264,14 @@ class Engine:
                     w.slots[key] = slot.default_value
                     w.notices.append(render(msgs.moved_on_default, {
                         "label": slot.label, "value": display(sc, key, slot.default_value)}))
-                elif key not in w.declined:
+                elif key not in w.handoff_declined:
                     # No default to fall back on: one more round of tries, then a human.
-                    w.declined.append(key)
-                    w.retries[key] = 0
+                    w.handoff_declined.append(key)
+                    w.slot_retries[key] = 0
                 else:
                     w.status, w.reply, w.question = "handoff", msgs.handoff, ""
                     return
-            w.visits[st.id] = 0
+            w.stage_visit_count[st.id] = 0
             if all(k in w.slots for k in flow.stage_fields(sc, st, w)):
                 self.enter(w, flow.next_stage(sc, st, w.slots))
             else:
@@ -278,7 +281,7 @@ class Engine:
         conf_id = st.id if st.stage_type == "confirmation" else st.default_next_stage_id or st.id
         conf = sc.stages.get(conf_id, st)
         w.confirm(conf.confirmation_group or conf.id)
-        w.visits[conf.id] = 0
+        w.stage_visit_count[conf.id] = 0
         w.notices.append(msgs.kept_as_is)
         self.enter(w, flow.next_stage(sc, conf, w.slots, "confirmed"))
 
@@ -293,12 +296,12 @@ class Engine:
             value, reason = validate(self.sc, key, found[key], w.slots)
             if reason is not None:
                 reasons.append(reason)
-                w.retries[key] = w.retries.get(key, 0) + 1
+                w.slot_retries[key] = w.slot_retries.get(key, 0) + 1
                 log.info("rejected %s at stage %s: %s", key, w.stage_id, reason)
                 continue
             changed = w.slots.get(key) != value
             w.slots[key] = value
-            w.retries.pop(key, None)
+            w.slot_retries.pop(key, None)
             if changed:
                 set_keys.append(key)
                 log.info("slot %s set to %s at stage %s", key, display(self.sc, key, value), w.stage_id)
@@ -306,7 +309,7 @@ class Engine:
 
     def _retry_cap_hit(self, w: Work, keys: list[str]) -> str | None:
         for key in keys:
-            if w.retries.get(key, 0) >= self.sc.slots[key].max_retries:
+            if w.slot_retries.get(key, 0) >= self.sc.slots[key].max_retries:
                 return key
         return None
 
@@ -317,10 +320,10 @@ class Engine:
         set_keys, reasons = self._apply(w, meaning.values, [*fields, *self.volunteerable(w, st)])
         if not set_keys and not reasons:
             for key in batch:
-                w.retries[key] = w.retries.get(key, 0) + 1
+                w.slot_retries[key] = w.slot_retries.get(key, 0) + 1
         w.notices.extend(reasons)
         if all(k in w.slots for k in flow.stage_fields(sc, st, w)):
-            w.retries = {k: v for k, v in w.retries.items() if k not in fields}
+            w.slot_retries = {k: v for k, v in w.slot_retries.items() if k not in fields}
             self.enter(w, flow.next_stage(sc, st, w.slots))
             return
         capped = self._retry_cap_hit(w, [k for k in fields if k not in w.slots])
@@ -336,8 +339,8 @@ class Engine:
         group = st.confirmation_group or st.id
         if result.intent == "confirmed":
             w.confirm(group)
-            w.visits[st.id] = 0
-            w.correction = {}
+            w.stage_visit_count[st.id] = 0
+            w.correction_context = {}
             self.enter(w, flow.next_stage(sc, st, w.slots, "confirmed"))
             return
         if result.intent == "unclear":
@@ -358,28 +361,28 @@ class Engine:
             self.reask(w, progress=bool(set_keys))
             return
         targets = [f for f in result.fields if f in fields] or fields
-        w.correction = {**w.correction, "group": group, "fields": targets, "open": True}
+        w.correction_context = {**w.correction_context, "group": group, "fields": targets, "open": True}
         self.enter(w, flow.next_stage(sc, st, w.slots, "needs_correction"))
 
     def _correction(self, w: Work, st: Stage, meaning: Interpretation) -> None:
         sc, msgs = self.sc, self.sc.messages
         fields = flow.stage_fields(sc, st, w)
-        focus = [f for f in w.correction.get("fields", []) if f in fields]
+        focus = [f for f in w.correction_context.get("fields", []) if f in fields]
         set_keys, reasons = self._apply(w, meaning.values, fields)
         back = flow.next_stage(sc, st, w.slots)
         if set_keys or meaning.intent == "keep" or (meaning.values and not reasons):
             for key in set_keys:
                 w.notices.append(render(msgs.corrected, {"label": sc.slots[key].label,
                                                          "value": display(sc, key, w.slots[key])}))
-            if w.correction.pop("open", False):
+            if w.correction_context.pop("open", False):
                 w.bump("corrections_handled")
-            w.correction.pop("fields", None)
+            w.correction_context.pop("fields", None)
             self._follow_up_group(w, st, set_keys)
             self.enter(w, back)
             return
         if not reasons:
             for key in focus or fields[:1]:
-                w.retries[key] = w.retries.get(key, 0) + 1
+                w.slot_retries[key] = w.slot_retries.get(key, 0) + 1
         w.notices.extend(reasons)
         capped = self._retry_cap_hit(w, focus or fields)
         if capped is not None:

@@ -16,11 +16,12 @@ from ...events import StateUpdateEvent, emit
 from ...resources import database_for
 from ...settings import Settings
 from .engine import Engine
-from .flow import Work, pending_groups
+from .flow import pending_groups
 from .logs import log
 from .records import save_application
 from .state import SlotfillState
 from .values import render
+from .work import Work
 
 
 def public_state(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -39,27 +40,10 @@ def public_state(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def work_updates(engine: Engine, w: Work) -> dict[str, Any]:
+    """The state updates of a turn: the working copy plus what is derived from it."""
     stage = engine.sc.stages.get(w.stage_id)
-    return {
-        "stage_id": w.stage_id,
-        "current_stage_type": stage.stage_type if stage else "end",
-        "previous_stage_id": w.previous_stage_id,
-        "question": w.question,
-        "base_question": w.base_question,
-        "slots": w.slots,
-        "confirmed_groups": w.confirmed,
-        "pending_confirmation_groups": pending_groups(engine.sc, w),
-        "correction_context": w.correction,
-        "stage_visit_count": w.visits,
-        "slot_retries": w.retries,
-        "offer": w.offer,
-        "handoff_declined": w.declined,
-        "status": w.status,
-        "reply": w.reply,
-        "stats": w.stats,
-        "last_intent": w.intent,
-        "profile": w.profile,
-    }
+    return {**w.to_state(), "current_stage_type": stage.stage_type if stage else "end",
+            "pending_confirmation_groups": pending_groups(engine.sc, w)}
 
 
 def _emit_if_changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> None:
@@ -102,7 +86,7 @@ class Nodes:
         before = w.stage_id
         self.engine.handle(w, text)
         log.info("session %s: %r at %s -> %s (intent %s)", state.get("session_id"), text, before,
-                 w.stage_id, w.intent)
+                 w.stage_id, w.last_intent)
         updates = work_updates(self.engine, w)
         _emit_if_changed(state, updates)
         return updates

@@ -9,27 +9,18 @@ the value after the contrast is the one the user means.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...korean import classify_repair, classify_yes_no, compact, find_phones
+from ...korean import fold as normalize
 from .flow import applicable
-from .nlu import SlotSpec, classify_repair, classify_yes_no, extract_slots, find_phones, match_enum
+from .nlu import SlotSpec, extract_slots, find_labels, match_enum
 from .nlu import classify_confirmation as nlu_confirmation
-from .nlu._text import find_labels
 from .scenario import Scenario, SlotDef
 
 _CONTRAST = re.compile(r"아니라|아니고|말고|대신|아닌|에서\s*\S*?(?:으로|로)\s*(?:바꿔|변경|수정)")
-
-
-def normalize(text: str) -> str:
-    """NFC, one space, casefolded: cue words match however the text was typed or transcribed."""
-    return " ".join(unicodedata.normalize("NFC", text).split()).casefold()
-
-
-def compact(text: str) -> str:
-    return re.sub(r"[\s.,!?~…'\"]+", "", normalize(text))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ._text import compact
+from ....korean import compact
 
 __all__ = ["match_enum"]
 

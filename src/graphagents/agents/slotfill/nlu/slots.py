@@ -13,13 +13,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ._text import compact, find_labels, prepare
+from ....korean import (
+    AmountMatch,
+    classify_yes_no,
+    compact,
+    extract_person_name,
+    extract_phone,
+    find_amounts,
+    find_phones,
+    normalize,
+    split_clauses,
+)
 from .enums import match_enum
-from .morph import split_clauses
-from .names import extract_person_name
-from .numbers import AmountMatch, find_krw_amounts
-from .phone import extract_phone, find_phones
-from .yesno import classify_yes_no
+from .labels import find_labels
 
 __all__ = ["SlotSpec", "SlotType", "SlotValue", "extract_slots", "extract_value"]
 
@@ -83,7 +89,7 @@ def _meant_phones(text: str) -> list[str]:
 
 
 def _meant_amounts(text: str, cues: Sequence[tuple[int, int]] = ()) -> list[AmountMatch]:
-    found = find_krw_amounts(text)
+    found = find_amounts(text)
     return [found[i] for i in retract_corrected(text, [(m.start, m.end) for m in found], cues)]
 
 
@@ -92,17 +98,17 @@ def extract_value(spec: SlotSpec, text: str) -> SlotValue | None:
     if spec.type == "person_name":
         return extract_person_name(text)
     if spec.type == "phone":
-        phones = _meant_phones(prepare(text))
+        phones = _meant_phones(normalize(text))
         return phones[0] if len(phones) == 1 else extract_phone(text)
     if spec.type == "amount_krw":
-        found = _meant_amounts(prepare(text))
+        found = _meant_amounts(normalize(text))
         return found[0].value if found else None
     if spec.type == "enum":
         return match_enum(text, spec.choices or {})
     if spec.type == "boolean":
-        answer = classify_yes_no(_without_labels(prepare(text), spec.labels))
+        answer = classify_yes_no(_without_labels(normalize(text), spec.labels))
         return None if answer is None else answer == "yes"
-    return _text_value(prepare(text), spec.labels)
+    return _text_value(normalize(text), spec.labels)
 
 
 def _without_labels(text: str, labels: tuple[str, ...]) -> str:
@@ -204,7 +210,7 @@ def _assign_booleans(text: str, specs: list[SlotSpec], out: dict[str, SlotValue]
 
 def extract_slots(text: str, wanted: Sequence[SlotSpec]) -> dict[str, SlotValue]:
     """Every wanted slot that ``text`` fills, keyed by ``SlotSpec.key``; absent slots are left out."""
-    text = prepare(text)
+    text = normalize(text)
     out: dict[str, SlotValue] = {}
     by_type: dict[str, list[SlotSpec]] = {}
     for spec in wanted:

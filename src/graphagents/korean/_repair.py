@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from ._text import compact, normalize
+from ._text import compact, fold
 
-__all__ = ["Repair", "classify_repair"]
+__all__ = ["Repair", "classify_repair", "is_hesitation"]
 
 Repair = Literal["cancel", "help", "repeat", "handoff"]
 
@@ -48,6 +48,24 @@ _HELP = re.compile(
     r"뭐하는|뭐에쓰|뭐에써|어디에쓰|왜(?:요|죠|해야|필요)"
 )
 _WH_QUESTION = re.compile(r"뭐|무엇|무슨|어떤|어떻게|왜|언제|얼마|어디|어느")
+_HOLD_ON = re.compile(r"잠깐|잠시만|잠시요|글쎄|생각(?:좀|해볼|해보|할시간)|고민(?:좀|해볼|해보|중)|모르겠")
+_INTERJECTION = re.compile(r"(?:어+|음+|으+음|흠+|저+|그+|에+|엄+)")
+
+
+def is_hesitation(text: str) -> bool:
+    """"어...", "음", "잠깐만요", "글쎄요": the user has not answered yet, so it is neither yes nor no.
+
+    A bare "어" is a casual yes in Korean, but trailing off ("어...") or a hold-on phrase is not.
+    """
+    stripped = fold(text)
+    c = compact(stripped)
+    if not c:
+        return False
+    if _HOLD_ON.search(c):
+        return True
+    if _INTERJECTION.fullmatch(c):
+        return c[0] != "어" or stripped.endswith(("..", "…", "~"))
+    return False
 
 
 def classify_repair(text: str, *, expecting_yes_no: bool = False) -> Repair | None:
@@ -57,7 +75,7 @@ def classify_repair(text: str, *, expecting_yes_no: bool = False) -> Repair | No
     the question just asked, so only phrases about the whole process ("그만할래요", "이제 안 할래요",
     "통장 안 만들래요") count as cancel.
     """
-    norm = normalize(text)
+    norm = fold(text)
     c = compact(text)
     if not c:
         return None

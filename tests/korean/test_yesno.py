@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphagents.agents.slotfill.nlu import classify_yes_no
+from graphagents.korean import classify_yes_no
 
 YES = [
     "네", "예", "응", "어", "그래요", "좋아요", "할게요", "신청할게요", "사용할게요", "원해요", "맞아요",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphagents.agents.slotfill.nlu import classify_repair
+from graphagents.korean import classify_repair
 
 CASES = {
     "cancel": [

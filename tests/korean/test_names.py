@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphagents.agents.slotfill.nlu import extract_person_name
+from graphagents.korean import extract_person_name
 
 
 @pytest.mark.parametrize(

@@ -16,13 +16,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ._amounts import find_amounts
+from ._analyser import tokenize
+from ._phones import find_phones
 from ._surnames import COMPOUND_SURNAMES, NOT_NAMES, SURNAMES
-from ._text import prepare
-from .morph import tokenize
-from .numbers import find_krw_amounts
-from .phone import find_phones
+from ._text import normalize
 
-__all__ = ["extract_person_name", "is_plausible_name"]
+__all__ = ["extract_person_name", "is_korean_name"]
 
 # What may follow a name: copulas, particles, or the end of the word.
 _SUFFIX_WORDS = (
@@ -68,7 +68,7 @@ class _Candidate(NamedTuple):
     evidence: bool
 
 
-def is_plausible_name(stem: str) -> bool:
+def is_korean_name(stem: str) -> bool:
     """Surname + 1-3 syllable given name, and not a known common word or a word ending in 요."""
     if stem in NOT_NAMES or not 2 <= len(stem) <= 5 or stem.endswith("요") or not set(stem) - _NUMERALS:
         return False
@@ -81,7 +81,7 @@ def _blank_spans(text: str) -> str:
     """Replace phone numbers and amounts by spaces so spoken digits never look like names."""
     chars = list(text)
     spans = [(m.start, m.end) for m in find_phones(text)]
-    spans += [(m.start, m.end) for m in find_krw_amounts(text)]
+    spans += [(m.start, m.end) for m in find_amounts(text)]
     for start, end in spans:
         chars[start:end] = " " * (end - start)
     return "".join(chars)
@@ -119,19 +119,19 @@ def _kiwi_candidates(text: str) -> list[_Candidate]:
         if (
             glued
             and stem not in NOT_NAMES
-            and is_plausible_name(stem[: glued.start()])
+            and is_korean_name(stem[: glued.start()])
             and (len(glued.group()) > 1 or glued.group() in "요씨님" or len(stem) >= 4)
         ):
             stem, end = stem[: glued.start()], start + glued.start()
-        if len(stem) >= 4 and _COPULA.match(text, end - 1) and is_plausible_name(stem[:-1]):
+        if len(stem) >= 4 and _COPULA.match(text, end - 1) and is_korean_name(stem[:-1]):
             stem, end = stem[:-1], end - 1  # "김민지예요" read as 김민지예 + 요
         if stem in SURNAMES and proper and idx + 1 < len(runs) and runs[idx + 1][0] == end + 1:
             nxt = runs[idx + 1]  # "김 민수": STT split the surname from the given name
-            if is_plausible_name(stem + text[nxt[0]:nxt[1]]):
+            if is_korean_name(stem + text[nxt[0]:nxt[1]]):
                 out.append(_Candidate(stem + text[nxt[0]:nxt[1]], start, nxt[1], True))
                 skip = idx + 1
             continue
-        if not is_plausible_name(stem):
+        if not is_korean_name(stem):
             continue
         before, after = text[:start], text[end:]
         alone = bool(_ALONE_BEFORE.match(before.strip()) and _ALONE_AFTER.match(after.strip()))
@@ -149,10 +149,10 @@ def _frame_candidates(text: str) -> list[_Candidate]:
     out = []
     for frame in _FRAMES:
         for m in frame.finditer(text):
-            if is_plausible_name(m.group(1)):
+            if is_korean_name(m.group(1)):
                 out.append(_Candidate(m.group(1), m.start(1), m.end(1), True))
     alone = _ALONE_FRAME.match(text)
-    if alone and is_plausible_name(alone.group(1)):
+    if alone and is_korean_name(alone.group(1)):
         # Only if Kiwi reads the span as nouns: "신청할게요" and "배고파요" fit the frame too.
         inside = [t for t in tokenize(text) if t.start < alone.end(1) and t.end > alone.start(1)]
         if inside and all(t.tag.startswith(_NOUNISH) for t in inside):
@@ -162,7 +162,7 @@ def _frame_candidates(text: str) -> list[_Candidate]:
 
 def extract_person_name(text: str) -> str | None:
     """The (corrected) person name in ``text``, or None; words like 네/수정/번호 are never names."""
-    blanked = _blank_spans(prepare(text))
+    blanked = _blank_spans(normalize(text))
     accepted = [c for c in _kiwi_candidates(blanked) + _frame_candidates(blanked) if c.evidence]
     # Where a Kiwi run and a frame overlap, the longer reading is the name ("하늘" vs "정하늘").
     kept = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ._text import is_hangul
+from ._text import is_hangul, normalize
 
 __all__ = ["PhoneMatch", "extract_phone", "find_phones", "mask_phone", "mask_phones_in_text"]
 
@@ -25,7 +25,7 @@ _PREFIXES_10 = ("011", "016", "017", "018", "019")
 
 @dataclass(frozen=True, slots=True)
 class PhoneMatch:
-    """A phone number found in text; ``start``/``end`` index the text as given."""
+    """A phone number found in text; ``start``/``end`` index the normalised text."""
 
     number: str
     start: int
@@ -70,7 +70,8 @@ def _match_run(text: str, start: int, end: int) -> PhoneMatch | None:
 
 
 def find_phones(text: str) -> list[PhoneMatch]:
-    """Every mobile number in ``text``, in order, with spans for masking and slot disambiguation."""
+    """Every mobile number in ``normalize(text)``, in order, with spans into that text."""
+    text = normalize(text)
     found: list[PhoneMatch] = []
     for run in _RUN.finditer(text):
         start = run.start()
@@ -99,7 +100,8 @@ def mask_phone(phone: str) -> str:
 
 
 def mask_phones_in_text(text: str) -> str:
-    """``text`` with every mobile number replaced by its masked form; other text is untouched."""
+    """``normalize(text)`` with every mobile number replaced by its masked form."""
+    text = normalize(text)
     out, last = [], 0
     for match in find_phones(text):
         out.append(text[last:match.start])

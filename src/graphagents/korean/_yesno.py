@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from ._text import compact, is_hesitation, normalize
-from .morph import tokenize
-from .repair import classify_repair
+from ._analyser import tokenize
+from ._repair import classify_repair, is_hesitation
+from ._text import compact, fold
 
 __all__ = ["YesNo", "classify_yes_no", "has_affirmation", "has_negation"]
 
@@ -57,7 +57,7 @@ _QUESTION_END = re.compile(r"(?:나요|까요|습니까|을까|할까|는지요?
 
 def has_negation(text: str) -> bool:
     """True when ``text`` negates its verb or refuses; used to scope yes/no per clause too."""
-    norm = _FILLER.sub("", normalize(text))
+    norm = _FILLER.sub("", fold(text))
     c = _NEUTRAL.sub("", compact(norm))
     if _NEG_START.match(c) or _NEG_ANY.search(c) or _NEG_EN.search(norm):
         return True
@@ -79,7 +79,7 @@ def _is_question(norm: str, c: str) -> bool:
 
 def has_affirmation(text: str) -> bool:
     """True when ``text`` contains a positive answer word or a volitional verb ("할게요", "받을래요")."""
-    norm = _FILLER.sub("", normalize(text))
+    norm = _FILLER.sub("", fold(text))
     c = compact(norm)
     first = re.sub(r"[^\w]", "", norm.split(" ", 1)[0]) if norm else ""
     if first in _POS_FIRST or _POS_ANY.search(c) or _POS_EN.search(norm):
@@ -89,7 +89,7 @@ def has_affirmation(text: str) -> bool:
 
 def classify_yes_no(text: str) -> YesNo | None:
     """"yes", "no", or None when ``text`` is no answer (a question, a repair request, small talk)."""
-    norm = _FILLER.sub("", normalize(text))
+    norm = _FILLER.sub("", fold(text))
     c = compact(norm)
     if not c or is_hesitation(text) or classify_repair(text, expecting_yes_no=True) is not None:
         return None

@@ -10,6 +10,10 @@ The grammar is the one Korean speakers use, not a digit transliteration:
 Arabic and Hangul mix freely ("3백만", "2천5백만", "3,000만"). Text that merely looks numeric
 ("이체", "1회", "만들래요", "일일 한도") must not produce an amount, so a match only counts when it
 carries a big unit, "원", or thousands separators, and sits on word boundaries.
+
+Speech drops the last 만 after 억: "3억 5천" is 3억 5천만 (350,000,000), as in every price talk.
+A sign is read explicitly: "-300만원" and "마이너스 300만원" are negative, never 300만원 or 1만원.
+Hedges ("이천만원쯤", "약 300만원", "300만원 정도") mark the match as approximate.
 """
 
 from __future__ import annotations
@@ -18,9 +22,9 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ._text import is_hangul
+from ._text import is_hangul, normalize
 
-__all__ = ["AmountMatch", "find_krw_amounts", "format_krw", "parse_krw_amount"]
+__all__ = ["AmountMatch", "find_amounts", "format_krw", "parse_amount", "parse_number"]
 
 _HANGUL_DIGITS = {"일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "륙": 6, "칠": 7, "팔": 8, "구": 9}
 _SMALL_UNITS = {"십": 10, "백": 100, "천": 1000}
@@ -35,15 +39,19 @@ _PARTICLES_BEFORE = set("는은를을도에로가고")
 # Counters turn a trailing number into something else: "500만 1회", "3천 2개".
 _COUNTERS = set("회번일개건명월년시분초살층호달주차등위장권대")
 _IDIOMS = ("천만에", "천만다행", "백만장자")
+_HEDGE_AFTER = re.compile(r"\s?(?:쯤|정도|가량|내외|안팎|남짓|언저리|근처)")
+_HEDGE_BEFORE = re.compile(r"(?:^|(?<=\s))(?:약|대략|대충|얼추|한|거의|대강)\s?$")
+_MINUS_WORD = re.compile(r"(?:^|(?<=[\s(]))마이너스\s?$")
 
 
 @dataclass(frozen=True, slots=True)
 class AmountMatch:
-    """One amount found in text; ``start``/``end`` index the text as given."""
+    """One amount found in text; ``start``/``end`` index the text searched (normalised text)."""
 
     value: int
     start: int
     end: int
+    approximate: bool = False
 
 
 def _skip_spaces(s: str, i: int, limit: int = 2) -> int:
@@ -57,6 +65,7 @@ def _parse_small(s: str, i: int) -> tuple[Decimal, int, int | None] | None:
     """Parse 0..9999 written with 십/백/천. Returns value, end, start of a bare trailing Hangul digit."""
     total, last_unit, pos, consumed = Decimal(0), 10**4, i, False
     tail: int | None = None
+    unit_end = i
     while pos < len(s):
         unit_end = pos
         if consumed and tail is None and s[pos].isspace():
@@ -80,6 +89,8 @@ def _parse_small(s: str, i: int) -> tuple[Decimal, int, int | None] | None:
             pos, consumed = j, True
             unit_end = pos
         break
+    else:
+        unit_end = pos  # the text ended right after a unit: "1만 5천"
     return (total, unit_end, tail) if consumed else None
 
 
@@ -96,12 +107,26 @@ def _left_boundary_ok(s: str, i: int) -> bool:
         return True
     prev = s[i - 1]
     if s[i].isdigit():
-        return not (prev.isdigit() or prev in ".,-")
+        if prev == "-":  # a sign ("-300만원"), not a range or a phone number ("300만-500만", "010-")
+            return i == 1 or not (s[i - 2].isalnum() or s[i - 2] in ".,")
+        return not (prev.isdigit() or prev in ".,")
+    if prev.isdigit() or prev in ".,":
+        return False  # "-300만원" read from 만 would be 1만원
     return not is_hangul(prev) or prev in _PARTICLES_BEFORE
 
 
-def _parse_amount_at(s: str, i: int) -> tuple[int, int] | None:
-    """Parse one amount starting exactly at ``i``; (value, end) or None when it is not an amount."""
+def _sign_start(s: str, i: int) -> int | None:
+    """Start of a minus sign written right before the number at ``i``, or None."""
+    if i and s[i - 1] == "-" and (i == 1 or not (s[i - 2].isalnum() or s[i - 2] in ".,")):
+        return i - 1
+    m = _MINUS_WORD.search(s, 0, i)
+    return m.start() if m else None
+
+
+def _parse_amount_at(s: str, i: int, *, need_unit: bool = True) -> tuple[Decimal, int] | None:
+    """Parse one number starting exactly at ``i``; (value, end) or None.
+
+    With ``need_unit`` (amounts) it must carry a big unit, 원 or thousands separators."""
     if not _left_boundary_ok(s, i) or s.startswith(_IDIOMS, i):
         return None
     total, last_big, pos, end, groups = Decimal(0), 10**16, i, i, 0
@@ -139,17 +164,19 @@ def _parse_amount_at(s: str, i: int) -> tuple[int, int] | None:
             break
         if groups and spaced and won is None and (not has_unit or (is_hangul(next_ch))):
             break
+        if groups and has_unit and won is None and last_big > 10**4 and val < 10**4:
+            val *= last_big // 10**4  # "3억 5천": the 만 of 5천만 goes unsaid
         total += val
         end = j
         break
     won_end = _won_follows(s, end) if end > i else None
     if won_end is not None:
         end = won_end
-    elif implicit_one or (groups == 0 and not _GROUPED.fullmatch(s[i:end])):
+    elif need_unit and (implicit_one or (groups == 0 and not _GROUPED.fullmatch(s[i:end]))):
         return None
-    if end == i or total <= 0:
+    if end == i or (need_unit and total <= 0):
         return None
-    return int(total), end
+    return total, end
 
 
 def _candidate_starts(s: str) -> list[int]:
@@ -159,31 +186,55 @@ def _candidate_starts(s: str) -> list[int]:
     ]
 
 
-def find_krw_amounts(text: str) -> list[AmountMatch]:
-    """All amounts in reading order; the slot extractor needs positions to pair them with cue words."""
+def find_amounts(text: str) -> list[AmountMatch]:
+    """All won amounts in ``normalize(text)``, in reading order, with spans into that text (the slot
+    extractor pairs them with cue words by position)."""
+    text = normalize(text)
     found: list[AmountMatch] = []
     next_free = 0
     for i in _candidate_starts(text):
         if i < next_free:
             continue
         parsed = _parse_amount_at(text, i)
-        if parsed is not None:
-            value, end = parsed
-            found.append(AmountMatch(value, i, end))
-            next_free = end
+        if parsed is None:
+            continue
+        value, end = parsed
+        start, sign = i, _sign_start(text, i)
+        if sign is not None and sign >= next_free:
+            start, value = sign, -value
+        approximate = bool(_HEDGE_AFTER.match(text, end) or _HEDGE_BEFORE.search(text, next_free, start))
+        found.append(AmountMatch(int(value), start, end, approximate))
+        next_free = end
     return found
 
 
-def parse_krw_amount(text: str) -> int | None:
-    """The first won amount in ``text`` (in won), or None; bare numbers without a unit are not amounts."""
-    found = find_krw_amounts(text)
+def parse_amount(text: str) -> int | None:
+    """The first won amount in ``text``, in won, or None: "삼백만원", "3억 5천", "1,500만 원" ->
+    3,000,000 / 350,000,000 / 15,000,000; "-300만원" -> -3,000,000. Bare numbers ("300") are not
+    amounts."""
+    found = find_amounts(text)
     return found[0].value if found else None
 
 
+def parse_number(text: str) -> int | float | None:
+    """``text`` read whole as a number written with Korean units, or None: "3천5백만" -> 35,000,000,
+    "2.5천" -> 2,500, "1,500" -> 1,500, "삼십" -> 30, "-5" -> -5. A trailing 원 is allowed."""
+    text = normalize(text)
+    negative = text.startswith("-") or text.startswith("마이너스")
+    body = text.removeprefix("-").removeprefix("마이너스").lstrip()
+    if not body:
+        return None
+    parsed = _parse_amount_at(body, 0, need_unit=False)
+    if parsed is None or parsed[1] != len(body):
+        return None
+    value = -parsed[0] if negative else parsed[0]
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
 def format_krw(amount: int) -> str:
-    """Render won the way a Korean bank app does: "300만원", "1억 2,000만원", "5,000원"."""
+    """Render won the way a Korean bank app does: "300만원", "1억 2,000만원", "5,000원", "-300만원"."""
     if amount < 0:
-        raise ValueError(f"format_krw() takes a non-negative amount, got {amount!r}")
+        return "-" + format_krw(-amount)
     if amount == 0:
         return "0원"
     parts: list[str] = []

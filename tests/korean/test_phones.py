@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graphagents.agents.slotfill.nlu import extract_phone, find_phones, mask_phone, mask_phones_in_text
+from graphagents.korean import extract_phone, find_phones, mask_phone, mask_phones_in_text
 
 
 @pytest.mark.parametrize(
