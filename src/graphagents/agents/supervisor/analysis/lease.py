@@ -11,7 +11,7 @@ import calendar
 from datetime import date
 from typing import Any
 
-from .._korean import format_manwon
+from ..units import format_manwon
 
 
 def add_months(day: date, months: int) -> date:

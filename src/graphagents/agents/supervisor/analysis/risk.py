@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._korean import format_manwon
+from ..units import format_manwon
 
 PACKAGE = "graphagents.agents.supervisor"
 

@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import entities as ent
-from .._korean import format_manwon
 from ..offline.lexicon import normalise
 from ..records import Transaction
+from ..units import format_manwon
 from . import lease, market, risk
 
 LoanCalculator = Callable[[dict[str, Any]], dict[str, Any]]
@@ -89,6 +89,8 @@ def _market(text: str, entities: Mapping[str, Any], txs: list[Transaction],
     chosen, applied = market.select(txs, deal_type=None if wants_ratio else deal, sigungu=region,
                                     area_range=area, months=months)
     relaxed: list[str] = []
+    if entities.get("area"):
+        relaxed.append(str(entities["area"].get("basis") or ""))
     if len(chosen) < 3 and months:
         chosen, applied = market.select(txs, deal_type=None if wants_ratio else deal, sigungu=region,
                                         area_range=area)

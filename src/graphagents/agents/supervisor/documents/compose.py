@@ -16,8 +16,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict
 
 from .. import entities as ent
-from .._korean import format_manwon
 from ..offline.lexicon import normalise
+from ..units import format_manwon
 
 PACKAGE = "graphagents.agents.supervisor.documents"
 _FIELD = re.compile(r"\{(\w+)\}")

@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .._korean import format_manwon
 from ..tools.laws import expand
+from ..units import format_manwon
 from .lexicon import normalise
 
 QUOTED_ARTICLES = 3

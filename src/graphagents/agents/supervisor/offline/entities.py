@@ -2,7 +2,8 @@
 their roles, percentages, dates, periods and the buyer's situation.
 
 Numbers come from the core Korean parsers (amounts, areas); this module only decides what
-each number *is* in a real-estate question ("보증금 3억" is a deposit, "연봉 6천" an income).
+each number *is* in a real-estate question ("보증금 3억" is a deposit, "연봉 6천" an income) and
+how a spoken size maps onto the 전용면적 the data holds.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import re
 from datetime import date
 from typing import Any
 
-from .._korean import find_krw_amounts
+from graphagents.korean import PYEONG_M2, find_amounts, parse_area
+
 from ..tools.loan_rules import SEOUL_GU
 from .lexicon import normalise
 
@@ -39,6 +41,9 @@ _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
 _ROLE_AFTER = (("price", re.compile(r"^\s*(짜리|아파트|집|주택)")), ("converted", re.compile(r"^\s*(을|를)?\s*월세로")),
                ("income", re.compile(r"^\s*(연봉|소득)")))
 _BARE_THOUSANDS = re.compile(r"(연봉|연소득|소득|수입)\s*(\d+(?:\.\d+)?)\s*천(?!만)")
+EXCLUSIVE_PER_PYEONG = PYEONG_M2 * 0.755
+"""전용면적 per 평형 (공급면적 평): the "84㎡ = 34평형" convention (전용률 about 75.5%)."""
+_TOLERANCE = 0.05
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(%|퍼센트|프로)")
 _DATE = re.compile(r"(20\d{2})\s*[년.\-/]\s*(\d{1,2})\s*[월.\-/]\s*(\d{1,2})\s*일?")
 _LEFT = re.compile(r"(\d+|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(개월|달)\s*(정도\s*)?남")
@@ -94,7 +99,7 @@ def extract_entities(query: str) -> dict[str, Any]:
             out["deal_type"] = deal
             break
     amounts: list[dict[str, Any]] = []
-    for match in find_krw_amounts(text):
+    for match in find_amounts(text):
         manwon = match.value // 10_000
         if manwon <= 0:
             continue
@@ -110,6 +115,8 @@ def extract_entities(query: str) -> dict[str, Any]:
     amounts.sort(key=lambda a: a["at"])
     if amounts:
         out["amounts"] = [{k: v for k, v in a.items() if k != "at"} for a in amounts]
+    if (area := _area(text)) is not None:
+        out["area"] = area
     percents = [float(m.group(1)) for m in _PERCENT.finditer(text)]
     if percents:
         out["percents"] = percents
@@ -140,3 +147,20 @@ def _region(text: str) -> dict[str, str] | None:
         if name in text:
             return {"sido": "서울특별시", "sigungu": gu, "text": name}
     return None
+
+
+def _area(text: str) -> dict[str, Any] | None:
+    """The 전용면적 band a spoken size means: ㎡ are 전용 already (±5%); 평 are 평형 (공급), converted."""
+    area = parse_area(text)
+    if area is None:
+        return None
+    said = text[area.start:area.end]
+    if area.unit == "m2":
+        low, high = area.min_m2 * (1 - _TOLERANCE), area.max_m2 * (1 + _TOLERANCE)
+        basis = f"{said}: 전용면적 {low:.0f}~{high:.0f}㎡로 봄"
+    else:
+        pyeong_low, pyeong_high = area.min_m2 / PYEONG_M2, area.max_m2 / PYEONG_M2
+        low = pyeong_low * EXCLUSIVE_PER_PYEONG * (1 - _TOLERANCE)
+        high = pyeong_high * EXCLUSIVE_PER_PYEONG * (1 if not area.exact else 1 + _TOLERANCE)
+        basis = f"{said}(공급면적 기준 평형): 전용면적 약 {low:.0f}~{high:.0f}㎡로 봄"
+    return {"min_m2": round(low, 1), "max_m2": round(high, 1), "text": said, "basis": basis}

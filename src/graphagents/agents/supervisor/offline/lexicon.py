@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 import yaml
+
+from graphagents.korean import fold
 
 PACKAGE = "graphagents.agents.supervisor.offline"
 
@@ -31,5 +32,5 @@ def lexicon() -> Lexicon:
 
 
 def normalise(text: str) -> str:
-    """NFKC, lower case, single spaces: what every pattern is written against."""
-    return " ".join(unicodedata.normalize("NFKC", text).lower().split())
+    """The core normalisation policy, case-folded: what every pattern is written against."""
+    return fold(text)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._korean import format_manwon
 from ..records import LoanProduct
+from ..units import format_manwon
 from .loan_rules import BUYER_LABELS, Buyer, LoanRules, Rule
 
 DEFAULT_TERM_YEARS = 30
