@@ -101,10 +101,26 @@ def build_plan(steps: Sequence[Mapping[str, Any]], strategy: str) -> dict[str, A
     for task in tasks:  # a dependency on a team that is not planned is dropped, not waited for
         task["after"] = [a for a in task["after"] if a in planned]
         task["inputs_from"] = [a for a in task["inputs_from"] if a in planned]
+    deps = _closure({t["team"]: set(t["after"]) for t in tasks})
     runnable_together = any(
-        a is not b and a["team"] not in b["after"] and b["team"] not in a["after"] for a in tasks for b in tasks)
+        a is not b and a["team"] not in deps[b["team"]] and b["team"] not in deps[a["team"]]
+        for a in tasks for b in tasks)
     return {"teams": tasks, "strategy": "parallel" if strategy == "parallel" and runnable_together else "sequential"}
 
 
 def default_uses(team: str) -> list[str]:
     return ["search"] if team in ("analysis", "document") else []
+
+
+def _closure(after: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Every team each team waits for, directly or through another."""
+    out = {team: set(deps) for team, deps in after.items()}
+    changed = True
+    while changed:
+        changed = False
+        for deps in out.values():
+            extra = set().union(*(out.get(d, set()) for d in deps)) - deps
+            if extra:
+                deps |= extra
+                changed = True
+    return out
