@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -29,6 +31,18 @@ def pytest_configure(config: pytest.Config) -> None:
     forbid_model_requests()  # checked at request time: a hand-built provider model fails too
 
 
+SERVICE_MARKERS = {"pg_admin_url": "postgres", "pg_database": "postgres", "redis_url": "redis", "browser": "browser"}
+"""A test that uses one of these fixtures gets the marker, so ``-m "not postgres"`` really excludes it."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture in getattr(item, "fixturenames", ()):
+            marker = SERVICE_MARKERS.get(fixture)
+            if marker is not None and item.get_closest_marker(marker) is None:
+                item.add_marker(getattr(pytest.mark, marker))
+
+
 @pytest.fixture(scope="session")
 def pg_admin_url() -> str:
     try:
@@ -39,6 +53,25 @@ def pg_admin_url() -> str:
     except Exception as exc:  # any failure to reach the server counts as absent
         service_missing(f"PostgreSQL not reachable at {PG_URL}: {str(exc).splitlines()[0]}")
     return PG_URL
+
+
+@pytest.fixture
+def pg_database(pg_admin_url: str) -> Iterator[str]:
+    """A uniquely named database on the test server, dropped (forcibly) afterwards: tests that create
+    tables never touch what other engineers' tests use."""
+    import psycopg
+
+    name = f"ga_core_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(pg_admin_url, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    try:
+        yield urlunsplit(urlsplit(pg_admin_url)._replace(path=f"/{name}"))
+    finally:
+        from graphagents import _connections
+
+        _connections.reset()  # close our pools first, or DROP waits for them
+        with psycopg.connect(pg_admin_url, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 @pytest.fixture(scope="session")
@@ -77,10 +110,22 @@ def example_spec() -> Iterator[object]:
 
 
 @pytest.fixture
+def trip_spec() -> Iterator[object]:
+    import graphagents as ga
+    from example_agent import TRIP
+
+    ga.register(TRIP)
+    yield TRIP
+    from graphagents.registry import unregister
+
+    unregister(TRIP.name)
+
+
+@pytest.fixture
 def fresh_resources() -> Iterator[None]:
     """Close shared connections before and after, as if the process restarted."""
-    from graphagents import resources
+    from graphagents import _connections
 
-    resources.reset()
+    _connections.reset()
     yield
-    resources.reset()
+    _connections.reset()

@@ -16,9 +16,29 @@
         └── ModelRequestsBlocked     a real model call while requests are disabled (tests)
 
 Every message is one line that says what to do; the CLI and the server print ``str(exc)``.
+This module is public: ``from graphagents.errors import UnknownSessionError`` is supported, and every
+class is also exported from ``graphagents``.
 """
 
 from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "GraphAgentsError",
+    "InputError",
+    "MissingExtraError",
+    "MissingKeyError",
+    "ModelOutputError",
+    "ModelRequestsBlocked",
+    "ModelSetupError",
+    "RunError",
+    "ServiceUnavailableError",
+    "UnknownAgentError",
+    "UnknownProviderError",
+    "UnknownSessionError",
+    "UsageError",
+    "redact_url",
+]
 
 
 class GraphAgentsError(Exception):

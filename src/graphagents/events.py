@@ -1,16 +1,40 @@
 """Typed events that agents emit while a turn runs.
 
-Nodes call :func:`emit`; the runtime turns LangGraph's stream into these events, and the
-server's SSE encoder turns them into ``event: <type>`` / ``data: <json>`` frames.
+Nodes call :func:`emit`; the runtime turns LangGraph's stream (subgraphs included) into these
+events, and the server's SSE encoder turns them into ``event: <type>`` / ``data: <json>`` frames.
+
+Every event carries ``namespace``: the path of subgraph nodes it came from, as readable node names
+(``()`` for the top graph, ``("research",)`` for a node inside the ``research`` subgraph,
+``("research", "web")`` one level deeper). Nodes never set it; the runtime stamps it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from langgraph.config import get_stream_writer
+
+from .artifacts import Artifact
+from .usage import Usage
+
+__all__ = [
+    "DecisionEvent",
+    "ErrorEvent",
+    "Event",
+    "EventType",
+    "FinalEvent",
+    "Question",
+    "StateUpdateEvent",
+    "StepEvent",
+    "TokenEvent",
+    "ToolCallEvent",
+    "ToolResultEvent",
+    "emit",
+    "jsonable",
+]
 
 EventType = Literal[
     "token", "step", "tool_call", "tool_result", "decision", "state_update", "final", "error"
@@ -20,6 +44,7 @@ EventType = Literal[
 @dataclass(frozen=True)
 class Event:
     type: ClassVar[EventType]
+    namespace: tuple[str, ...] = field(default=(), kw_only=True)
 
     def to_dict(self) -> dict[str, Any]:
         data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -81,13 +106,31 @@ class StateUpdateEvent(Event):
 
 
 @dataclass(frozen=True)
+class Question:
+    """A question the graph is waiting on (one ``interrupt()``): ``path`` names the nodes from the
+    top graph down to the one that asked, e.g. ``("ask_city",)`` or ``("travel", "ask_dates")``."""
+
+    id: str
+    text: str
+    path: tuple[str, ...] = ()
+    value: Any = None
+
+
+@dataclass(frozen=True)
 class FinalEvent(Event):
-    """The end of a turn: the reply, whether the conversation is over, and the public state."""
+    """The end of a turn: the reply, whether the conversation is over, and the public state.
+
+    ``questions`` lists every pending question, the first being the one this reply asks (the
+    next message answers it); ``artifacts`` are the typed results of the turn; ``usage`` its cost.
+    """
 
     type: ClassVar[EventType] = "final"
     text: str
     done: bool
     state: dict[str, Any] = field(default_factory=dict)
+    artifacts: Sequence[Artifact] = ()
+    questions: Sequence[Question] = ()
+    usage: Usage | None = None
 
 
 @dataclass(frozen=True)
@@ -115,8 +158,10 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, list | tuple | set | frozenset):
         items = sorted(value, key=str) if isinstance(value, set | frozenset) else value
         return [_jsonable(v) for v in items]
+    if isinstance(value, Artifact):
+        return value.to_dict()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _jsonable(dataclasses.asdict(value))
+        return _jsonable({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
     if hasattr(value, "model_dump"):
         return _jsonable(value.model_dump())
     if hasattr(value, "isoformat"):

@@ -10,49 +10,151 @@ registry, so an extension package is a first-class agent by declaring::
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from ._options import describe
+from .artifacts import Artifact, artifacts_from_state
 from .errors import ConfigError, UnknownAgentError
 
 if TYPE_CHECKING:
+    import numpy as np
     import typer
     from langchain_core.language_models import BaseChatModel
     from langgraph.checkpoint.base import BaseCheckpointSaver
     from langgraph.graph.state import CompiledStateGraph
+    from langgraph.store.base import BaseStore
+    from pydantic import BaseModel
 
+    from .cache import Cache
     from .settings import Settings
+    from .store import Database
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "AgentSpec",
+    "BuildContext",
+    "EmbedderFactory",
+    "EmbedderLike",
+    "SessionContext",
+    "all_specs",
+    "broken_agents",
+    "get_spec",
+    "register",
+    "unregister",
+]
 
 ENTRY_POINT_GROUP = "graphagents.agents"
+ANONYMOUS = "anonymous"
+
+
+class EmbedderLike(Protocol):
+    """The shape of ``graphagents.retrieval.Embedder`` that the core relies on."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_one(self, text: str) -> np.ndarray: ...
+
+
+EmbedderFactory = Callable[[], EmbedderLike]
+
+
+class _Once:
+    """A value computed on first use, once, under a lock (BuildContext is frozen)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._done = False
+        self._value: Any = None
+
+    def get(self, make: Callable[[], Any]) -> Any:
+        with self._lock:
+            if not self._done:
+                self._value = make()
+                self._done = True
+            return self._value
 
 
 @dataclass(frozen=True)
 class BuildContext:
-    """What a builder gets: the chat model (None = offline), the checkpointer, settings, options."""
+    """What a builder gets.
+
+    ``llm`` is the agent's chat model (None = offline brains); ``model(role)`` a named model
+    ("planner", "coder", "judge" ...) configured with ``ga.load(..., models={role: spec})`` or the
+    setting ``GRAPHAGENTS_MODELS``, the agent's ``llm`` when a role is not configured.
+    ``options`` are the validated agent options with their defaults (``typed_options`` the
+    ``AgentSpec.options_model`` instance). ``database`` is the application database, ``store``
+    a LangGraph ``BaseStore`` for long-term memory (compile with ``store=ctx.store`` to give nodes
+    ``get_store()``), ``cache(namespace)`` a cache private to this agent, ``embedder`` the sentence
+    embedder (built on first use; None when the process has no embedder configured). The
+    services open on first use, so an agent pays only for what it touches.
+    """
 
     llm: BaseChatModel | None
     checkpointer: BaseCheckpointSaver | None
     settings: Settings
     options: Mapping[str, Any] = field(default_factory=dict)
+    agent: str = ""
+    typed_options: BaseModel | None = None
+    models: Mapping[str, BaseChatModel | None] = field(default_factory=dict)
+    embedder_factory: EmbedderFactory | None = None
+    _embedder: _Once = field(default_factory=_Once, repr=False, compare=False)
+
+    def model(self, role: str) -> BaseChatModel | None:
+        return self.models.get(role, self.llm)
+
+    @property
+    def database(self) -> Database:
+        from .store import database_for
+
+        return database_for(self.settings.resolved_database_url)
+
+    @property
+    def store(self) -> BaseStore:
+        from ._connections import store_for
+
+        return store_for(self.settings.resolved_store_url)
+
+    def cache(self, namespace: str, *, maxsize: int = 1000, ttl: float = 3600) -> Cache:
+        """The process's cache ``<agent>:<namespace>`` (Redis when ``CACHE_URL`` says so)."""
+        from ._connections import cache_for
+
+        return cache_for(self.settings.cache_url, f"{self.agent or 'agent'}:{namespace}", maxsize=maxsize, ttl=ttl)
+
+    @property
+    def embedder(self) -> EmbedderLike | None:
+        factory = self.embedder_factory
+        return None if factory is None else self._embedder.get(factory)
 
 
 @dataclass(frozen=True)
 class SessionContext:
-    """What ``make_input`` gets: the session's id, its options and whether it is the first turn."""
+    """What ``make_input`` gets: the session's id, its validated options (with defaults), whether it
+    is the first turn, and the user who owns the session."""
 
     session_id: str
     options: Mapping[str, Any]
     first_turn: bool
+    user_id: str = ANONYMOUS
 
 
 def _default_input(text: str, session: SessionContext) -> dict[str, Any]:
     return {"user_input": text, "session_options": dict(session.options)}
 
 
+_HIDDEN_STATE = frozenset({"messages", "session_options", "remaining_steps", "artifacts"})
+"""Not shown by the default ``public_state``: chat history, options, LangGraph's managed values and
+artifacts (those travel on ``FinalEvent.artifacts``)."""
+
+
 def _default_public_state(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in values.items() if k not in {"messages", "session_options"}}
+    return {k: v for k, v in values.items() if k not in _HIDDEN_STATE}
 
 
 @dataclass(frozen=True)
@@ -62,6 +164,12 @@ class AgentSpec:
     ``build`` returns a compiled LangGraph graph. The graph reads the user's text from the
     state produced by ``make_input`` and either ends with a ``reply`` key in its state or waits
     for the user with ``interrupt(question)`` (the question is the reply of that turn).
+
+    ``options_model`` / ``session_options_model`` are pydantic models (``extra="forbid"``) for the
+    agent's options (``ga.load(name, **options)``, ``-o key=value``) and a session's options
+    (``agent.session(**options)``, the HTTP body's ``options``); they are validated when the agent
+    is loaded and when a session is created. ``artifacts`` turns the final state of a turn into
+    typed artifacts (default: the state key ``"artifacts"``).
     """
 
     name: str
@@ -71,13 +179,23 @@ class AgentSpec:
     samples: Sequence[Sequence[str]] = ()
     make_input: Callable[[str, SessionContext], dict[str, Any]] = _default_input
     public_state: Callable[[Mapping[str, Any]], dict[str, Any]] = _default_public_state
+    artifacts: Callable[[Mapping[str, Any]], Sequence[Artifact]] = artifacts_from_state
     step_cap: int | None = None
     chat_fields: Sequence[str] = ()
     """Public-state keys that ``chat --json`` lifts to the top of each line (e.g. stage, slots)."""
-    options_help: Mapping[str, str] = field(default_factory=dict)
-    session_options_help: Mapping[str, str] = field(default_factory=dict)
+    options_model: type[BaseModel] | None = None
+    session_options_model: type[BaseModel] | None = None
     cli: Callable[[], typer.Typer] | None = None
     eval_cli: Callable[[], Callable[..., Any]] | None = None
+
+    @property
+    def options_help(self) -> dict[str, str]:
+        """``{option: description}`` from ``options_model``."""
+        return describe(self.options_model)
+
+    @property
+    def session_options_help(self) -> dict[str, str]:
+        return describe(self.session_options_model)
 
 
 _extra: dict[str, AgentSpec] = {}

@@ -1,129 +1,208 @@
 """Agents and sessions: the public way to run a registered graph, turn by turn.
 
 A session is a LangGraph thread on the configured checkpointer, so it resumes after a restart.
-Each turn either resumes a pending ``interrupt()`` with the user's text or starts a run with
-``spec.make_input``; LangGraph's stream is turned into typed events, and every failure,
-including the step cap, ends the turn with an ``error`` event and a polite reply.
+Each turn either answers the first pending ``interrupt()`` with the user's text (by interrupt id
+when parallel branches wait on several) or starts a run with ``spec.make_input``. LangGraph's
+stream, subgraphs included, is turned into typed events that carry their namespace; the turn ends
+with a ``FinalEvent`` (reply, every pending question, artifacts, usage).
+
+Two ways to run a turn, one behaviour:
+
+* ``send``/``stream`` run ``graph.stream`` in the caller's thread on the sync checkpointer;
+* ``asend``/``astream`` run ``graph.astream`` on the turn loop (see ``_loop``) with the async
+  checkpointer, so ``async def`` nodes are awaited. ``send``/``stream`` take this path too when
+  the graph has async nodes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-import threading
+import queue
+import re
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
-from langgraph.errors import GraphRecursionError
-from langgraph.types import Command, StreamMode
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.pregel import Pregel
 
-from . import resources
-from .errors import ConfigError, GraphAgentsError, InputError, UnknownSessionError
-from .events import ErrorEvent, Event, FinalEvent, StepEvent, jsonable
+from . import _connections, _loop
+from ._locks import SessionLocks
+from ._options import validate_options
+from ._turn import STREAM_MODES, Turn, questions_of
+from .artifacts import Artifact
+from .errors import ConfigError, InputError, UnknownSessionError
+from .events import Event, FinalEvent, Question, jsonable
 from .llm import load_chat_model
-from .registry import AgentSpec, BuildContext, SessionContext, get_spec
+from .registry import ANONYMOUS, AgentSpec, BuildContext, EmbedderFactory, SessionContext, get_spec
 from .settings import Settings, get_settings
+from .usage import Usage
 
-log = logging.getLogger("graphagents")
+__all__ = ["Agent", "Reply", "Session", "check_user_id", "has_async_nodes", "load"]
 
-CAP_REPLY = "죄송합니다. 이번 요청은 처리 단계가 너무 많아 여기서 마무리했어요. 다시 말씀해 주시겠어요?"
-STREAM_MODES: list[StreamMode] = ["custom", "tasks"]
-ERROR_REPLY = "죄송합니다. 처리 중 문제가 생겨 이번 요청을 마치지 못했어요. 잠시 후 다시 시도해 주세요."
+_background: set[asyncio.Future[None]] = set()
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_USER_ID = re.compile(r"[A-Za-z0-9_.@:+-]{1,128}")
 
 
 @dataclass(frozen=True)
 class Reply:
+    """One turn's outcome. ``text`` is the reply (the first pending question when the agent waits);
+    ``questions`` every pending question; ``usage`` model calls, tokens, latency and steps."""
+
     text: str
     state: dict[str, Any]
     events: list[Event] = field(default_factory=list)
     done: bool = False
+    artifacts: Sequence[Artifact] = ()
+    questions: Sequence[Question] = ()
+    usage: Usage = field(default_factory=Usage)
+
+    @classmethod
+    def from_events(cls, events: list[Event]) -> Reply:
+        final = events[-1]
+        assert isinstance(final, FinalEvent)
+        return cls(final.text, final.state, events, final.done, final.artifacts, final.questions,
+                   final.usage or Usage())
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "text": self.text,
             "done": self.done,
             "state": self.state,
+            "artifacts": jsonable(list(self.artifacts)),
+            "questions": jsonable(list(self.questions)),
+            "usage": jsonable(self.usage),
             "events": [e.to_dict() for e in self.events],
         }
 
 
 def load(name: str, llm: str | BaseChatModel | None = None, *, settings: Settings | None = None,
+         models: Mapping[str, str | BaseChatModel] | None = None, embedder: EmbedderFactory | None = None,
          **options: Any) -> Agent:
-    """Build a registered agent: ``load("slotfill")``, ``load("text2sql", llm="openai:gpt-4o-mini", db=...)``."""
-    return Agent(get_spec(name), llm=llm, settings=settings, **options)
+    """Build a registered agent: ``load("slotfill")``, ``load("text2sql", llm="openai:gpt-4o-mini", db=...)``.
+
+    ``models`` names a model per role (``{"judge": "anthropic:claude-..."}``) for agents that use
+    several; ``embedder`` is a zero-argument factory for the sentence embedder."""
+    return Agent(get_spec(name), llm=llm, settings=settings, models=models, embedder=embedder, **options)
+
+
+def has_async_nodes(graph: Any) -> bool:
+    """True when any node or edge function of ``graph`` or its subgraphs is ``async def``."""
+    seen: set[int] = set()
+
+    def visit(obj: Any) -> bool:
+        if id(obj) in seen:
+            return False
+        seen.add(id(obj))
+        if isinstance(obj, Pregel):
+            nodes = [node.bound for node in obj.nodes.values()]
+            builder = getattr(obj, "builder", None)
+            branches = getattr(builder, "branches", {}) or {}
+            edges = [b.path for per_node in branches.values() for b in per_node.values()]
+            return any(visit(x) for x in (*nodes, *edges))
+        if getattr(obj, "func", True) is None and getattr(obj, "afunc", None) is not None:
+            return True
+        steps = getattr(obj, "steps", None) or ()  # RunnableSeq / RunnableSequence
+        return any(visit(s) for s in steps)
+
+    return visit(graph)
 
 
 class Agent:
     def __init__(self, spec: AgentSpec, *, llm: str | BaseChatModel | None = None,
-                 settings: Settings | None = None, checkpoint_url: str | None = None, **options: Any) -> None:
+                 settings: Settings | None = None, checkpoint_url: str | None = None,
+                 models: Mapping[str, str | BaseChatModel] | None = None,
+                 embedder: EmbedderFactory | None = None, **options: Any) -> None:
         self.spec = spec
         self.settings = settings or get_settings()
-        unknown = set(options) - set(spec.options_help)
-        if unknown:
-            allowed = ", ".join(sorted(spec.options_help)) or "none"
-            raise ConfigError(f"agent {spec.name!r} has no option {sorted(unknown)[0]!r}; options: {allowed}")
-        self.options = dict(options)
+        for model in (spec.options_model, spec.session_options_model):
+            if model is not None and model.model_config.get("extra") != "forbid":
+                raise ConfigError(f"agent {spec.name!r}: {model.__name__} must set extra='forbid'")
+        self.options, typed = validate_options(spec.options_model, options, agent=spec.name, session=False)
         self.llm = load_chat_model(llm if llm is not None else self.settings.llm)
-        self.checkpointer = resources.checkpointer_for(checkpoint_url or self.settings.resolved_checkpoint_url)
-        self.sessions = resources.session_store_for(self.settings.resolved_database_url)
-        self.graph = spec.build(BuildContext(self.llm, self.checkpointer, self.settings, self.options))
+        role_specs: dict[str, str | BaseChatModel] = {**self.settings.models, **(models or {})}
+        self.models = {role: load_chat_model(m) for role, m in role_specs.items()}
+        self.checkpoint_url = checkpoint_url or self.settings.resolved_checkpoint_url
+        self.checkpointer = _connections.checkpointer_for(self.checkpoint_url)
+        self.sessions = _connections.session_store_for(self.settings.resolved_database_url)
+        self.build_context = BuildContext(
+            self.llm, self.checkpointer, self.settings, self.options, agent=spec.name, typed_options=typed,
+            models=self.models, embedder_factory=embedder,
+        )
+        self.graph: CompiledStateGraph = spec.build(self.build_context)
+        self.async_nodes = has_async_nodes(self.graph)
         self.step_cap = spec.step_cap or self.settings.step_cap
-        self._locks: dict[str, threading.Lock] = {}
-        self._locks_guard = threading.Lock()
+        self._locks = SessionLocks()
+        self._agraph: CompiledStateGraph | None = None
 
     @property
     def name(self) -> str:
         return self.spec.name
 
-    def session(self, session_id: str | None = None, **options: Any) -> Session:
-        """A new session (``session()``), or the named one, created if it does not exist yet."""
+    async def agraph(self) -> CompiledStateGraph:
+        """The same graph on the async checkpointer; await it on the turn loop (opened on first use)."""
+        if self._agraph is None:
+            saver = await _connections.async_checkpointer_for(self.checkpoint_url)
+            self._agraph = self.graph if saver is self.checkpointer else self.graph.copy({"checkpointer": saver})
+        return self._agraph
+
+    def session(self, session_id: str | None = None, *, user_id: str = ANONYMOUS, **options: Any) -> Session:
+        """A new session (``session()``), or the named one, created if it does not exist yet.
+
+        An existing session is returned only to its owner (UnknownSessionError otherwise)."""
+        check_user_id(user_id)
         if session_id is not None:
             record = self.sessions.get(self.name, session_id)
             if record is not None:
-                return Session(self, session_id, record.options)
+                if record.user_id != user_id:
+                    raise UnknownSessionError(f"agent {self.name!r} has no session {session_id!r}")
+                return self._open(session_id, record.options, record.user_id)
         sid = session_id or uuid.uuid4().hex[:16]
         _check_session_id(sid)
-        unknown = set(options) - set(self.spec.session_options_help)
-        if unknown:
-            allowed = ", ".join(sorted(self.spec.session_options_help)) or "none"
-            raise ConfigError(
-                f"agent {self.name!r} sessions take no option {sorted(unknown)[0]!r}; options: {allowed}"
-            )
-        self.sessions.create(self.name, sid, dict(options))
-        return Session(self, sid, dict(options))
+        validate_options(self.spec.session_options_model, options, agent=self.name, session=True)
+        self.sessions.create(self.name, sid, dict(options), user_id)
+        return self._open(sid, options, user_id)
 
-    def get_session(self, session_id: str) -> Session:
-        """An existing session; UnknownSessionError when there is none with that id."""
+    def get_session(self, session_id: str, user_id: str | None = None) -> Session:
+        """An existing session; UnknownSessionError when there is none with that id (for that user,
+        when ``user_id`` is given)."""
         record = self.sessions.get(self.name, session_id)
-        if record is None:
+        if record is None or (user_id is not None and record.user_id != user_id):
             raise UnknownSessionError(f"agent {self.name!r} has no session {session_id!r}")
-        return Session(self, session_id, record.options)
+        return self._open(session_id, record.options, record.user_id)
 
-    def _lock_for(self, session_id: str) -> threading.Lock:
-        with self._locks_guard:
-            return self._locks.setdefault(session_id, threading.Lock())
+    def _open(self, session_id: str, raw: Mapping[str, Any], user_id: str) -> Session:
+        options, _ = validate_options(self.spec.session_options_model, raw, agent=self.name, session=True)
+        return Session(self, session_id, options, user_id)
 
 
 def _check_session_id(sid: str) -> None:
-    if not (1 <= len(sid) <= 64) or not all(c.isalnum() or c in "-_" for c in sid):
-        raise InputError(f"bad session id {sid!r}: use 1-64 letters, digits, '-' or '_'")
+    if not _ID.fullmatch(sid):
+        raise InputError(f"bad session id {sid!r}: use 1-64 ASCII letters, digits, '-' or '_'")
+
+
+def check_user_id(user_id: str) -> None:
+    if not isinstance(user_id, str) or not _USER_ID.fullmatch(user_id):
+        raise InputError(f"bad user id {user_id!r}: use 1-128 ASCII letters, digits or . _ @ : + -")
 
 
 class Session:
-    def __init__(self, agent: Agent, session_id: str, options: Mapping[str, Any]) -> None:
+    def __init__(self, agent: Agent, session_id: str, options: Mapping[str, Any], user_id: str = ANONYMOUS) -> None:
         self.agent = agent
         self.id = session_id
         self.options = dict(options)
+        self.user_id = user_id
 
     @property
     def config(self) -> RunnableConfig:
         return {
-            "configurable": {"thread_id": f"{self.agent.name}:{self.id}", "session_options": self.options},
+            "configurable": {"thread_id": f"{self.agent.name}:{self.id}", "session_options": self.options,
+                             "user_id": self.user_id},
             "recursion_limit": self.agent.step_cap,
         }
 
@@ -133,10 +212,16 @@ class Session:
         return jsonable(self.agent.spec.public_state(snapshot.values or {}))
 
     @property
+    def questions(self) -> list[Question]:
+        """Every question the agent is waiting on; the next message answers the first."""
+        graph, config = self.agent.graph, self.config
+        return questions_of(graph.get_state(config), lambda: graph.get_state(config, subgraphs=True))
+
+    @property
     def pending(self) -> str | None:
-        """The question the agent is waiting on, if any."""
-        snapshot = self.agent.graph.get_state(self.config)
-        return _interrupt_text(snapshot.interrupts) if snapshot.interrupts else None
+        """The text of the first pending question (the one the next message answers), if any."""
+        questions = self.questions
+        return questions[0].text if questions else None
 
     def _validate(self, text: str) -> str:
         if not isinstance(text, str):
@@ -149,101 +234,119 @@ class Session:
             raise InputError(f"message is {len(text)} characters long; the limit is {limit}")
         return stripped
 
+    def _context(self, first_turn: bool) -> SessionContext:
+        return SessionContext(self.id, self.options, first_turn=first_turn, user_id=self.user_id)
+
+    # -- sync ------------------------------------------------------------------------------------
+
     def stream(self, text: str) -> Iterator[Event]:
         """Events of one turn as they happen; the last one is a FinalEvent. Bad input raises now."""
         clean = self._validate(text)
+        if self.agent.async_nodes:
+            return self._bridge_to_thread(clean)
         return self._run(clean)
 
     def _run(self, text: str) -> Iterator[Event]:
         agent = self.agent
-        graph, config = agent.graph, self.config
-        with agent._lock_for(self.id):
-            snapshot = graph.get_state(config)
-            if snapshot.interrupts:
-                graph_input: Any = Command(resume=text)
-            else:
-                ctx = SessionContext(self.id, self.options, first_turn=not snapshot.values)
-                graph_input = agent.spec.make_input(text, ctx)
-            failure: str | None = None
+        graph = agent.graph
+        with agent._locks(self.id).hold():
+            turn = Turn(agent.spec, self.config, agent.step_cap)
+            snapshot = graph.get_state(turn.config)
+            graph_input = turn.graph_input(snapshot, text, self._context(not snapshot.values))
             try:
-                for mode, chunk in graph.stream(graph_input, config, stream_mode=STREAM_MODES):
-                    if mode == "custom" and isinstance(chunk, Event):
-                        yield chunk
-                    elif mode == "tasks" and isinstance(chunk, dict) and not chunk["name"].startswith("__"):
-                        if "input" in chunk:
-                            yield StepEvent(chunk["name"], "start")
-                        else:
-                            err = chunk.get("error")
-                            yield StepEvent(chunk["name"], "end", None if err is None else str(err))
-            except GraphRecursionError:
-                failure = CAP_REPLY
-                yield ErrorEvent(f"step cap of {agent.step_cap} reached; the turn was ended", code="step_cap")
-            except GraphAgentsError as exc:
-                failure = ERROR_REPLY
-                yield ErrorEvent(str(exc), code=type(exc).__name__)
+                chunks = graph.stream(graph_input, turn.config, stream_mode=STREAM_MODES, subgraphs=True)
+                for ns, mode, chunk in chunks:
+                    event = turn.event(ns, mode, chunk)
+                    if event is not None:
+                        yield event
             except Exception as exc:  # the session must survive any bug in a node
-                log.exception("agent %s session %s failed", agent.name, self.id)
-                failure = ERROR_REPLY
-                yield ErrorEvent(f"internal error: {type(exc).__name__}: {exc}", code="internal")
-            snapshot = graph.get_state(config)
-            values = snapshot.values or {}
-            if failure is not None:
-                reply, done = failure, False
-            elif snapshot.interrupts:
-                reply, done = _interrupt_text(snapshot.interrupts), False
-            else:
-                reply, done = str(values.get("reply", "")), not snapshot.next
-            yield FinalEvent(reply, done, jsonable(agent.spec.public_state(values)))
+                yield turn.failed(exc, agent.name, self.id)
+            config = self.config
+            yield turn.final(graph.get_state(config), lambda: graph.get_state(config, subgraphs=True))
 
     def send(self, text: str) -> Reply:
-        events = list(self.stream(text))
-        final = events[-1]
-        assert isinstance(final, FinalEvent)
-        return Reply(final.text, final.state, events, final.done)
+        return Reply.from_events(list(self.stream(text)))
+
+    def _bridge_to_thread(self, text: str) -> Iterator[Event]:
+        """Run the turn on the turn loop and hand its events to this (sync) caller."""
+        items: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        end = object()
+
+        async def produce() -> None:
+            try:
+                await self._arun(text, items.put)
+            except BaseException as exc:
+                items.put(exc)
+            finally:
+                items.put(end)
+
+        _loop.submit(produce(), self.agent.settings.turn_workers)
+        while (item := items.get()) is not end:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+
+    # -- async -----------------------------------------------------------------------------------
+
+    async def _arun(self, text: str, put: Callable[[Event], None]) -> None:
+        """The turn with ``graph.astream``; runs on the turn loop, hands each event to ``put``."""
+        agent = self.agent
+        graph = await agent.agraph()
+        async with agent._locks(self.id).ahold():
+            turn = Turn(agent.spec, self.config, agent.step_cap)
+            snapshot = await graph.aget_state(turn.config)
+            graph_input = turn.graph_input(snapshot, text, self._context(not snapshot.values))
+            try:
+                achunks = graph.astream(graph_input, turn.config, stream_mode=STREAM_MODES, subgraphs=True)
+                async for ns, mode, chunk in achunks:
+                    event = turn.event(ns, mode, chunk)
+                    if event is not None:
+                        put(event)
+            except Exception as exc:
+                put(turn.failed(exc, agent.name, self.id))
+            config = self.config
+            final = await graph.aget_state(config)
+            deep = await graph.aget_state(config, subgraphs=True) if _needs_deep(final) else None
+            put(turn.final(final, None if deep is None else (lambda: deep)))
 
     def astream(self, text: str) -> AsyncIterator[Event]:
-        """The async twin of ``stream``: the graph runs in a worker thread, events cross a queue.
+        """The async twin of ``stream``: the turn runs on the turn loop with ``graph.astream``; events
+        cross to the caller's loop. Bad input raises here, before anything is streamed. A caller that
+        stops listening does not stop the turn: it finishes and is checkpointed."""
+        clean = self._validate(text)
+        return self._bridge_to_loop(clean)
 
-        Bad input raises here, before anything is streamed."""
-        return self._bridge(self.stream(text))
-
-    async def _bridge(self, events: Iterator[Event]) -> AsyncIterator[Event]:
+    async def _bridge_to_loop(self, text: str) -> AsyncIterator[Event]:
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[Any] = asyncio.Queue()
+        items: asyncio.Queue[Any] = asyncio.Queue()
         end = object()
 
         def put(item: Any) -> None:
-            # If the loop is gone the consumer left; the turn still finishes and is checkpointed.
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(queue.put_nowait, item)
+            with contextlib.suppress(RuntimeError):  # the caller's loop is gone; the turn still ends
+                loop.call_soon_threadsafe(items.put_nowait, item)
 
-        def worker() -> None:
+        async def produce() -> None:
             try:
-                for ev in events:
-                    put(ev)
+                await self._arun(text, put)
             except BaseException as exc:
                 put(exc)
             finally:
                 put(end)
 
-        loop.run_in_executor(None, worker)
-        while True:
-            item = await queue.get()
-            if item is end:
-                return
+        if _loop.on_turn_loop():  # called from inside another turn (an async node)
+            task = asyncio.ensure_future(produce())
+            _background.add(task)  # the loop keeps only a weak reference to tasks
+            task.add_done_callback(_background.discard)
+        else:
+            _loop.submit(produce(), self.agent.settings.turn_workers)
+        while (item := await items.get()) is not end:
             if isinstance(item, BaseException):
                 raise item
             yield item
 
     async def asend(self, text: str) -> Reply:
-        events = [ev async for ev in self.astream(text)]
-        final = events[-1]
-        assert isinstance(final, FinalEvent)
-        return Reply(final.text, final.state, events, final.done)
+        return Reply.from_events([ev async for ev in self.astream(text)])
 
 
-def _interrupt_text(interrupts: Any) -> str:
-    value = interrupts[0].value
-    if isinstance(value, Mapping):
-        return str(value.get("text") or value.get("question") or value.get("reply") or "")
-    return str(value)
+def _needs_deep(snapshot: Any) -> bool:
+    return any(task.state is not None and task.interrupts for task in snapshot.tasks)

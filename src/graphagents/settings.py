@@ -8,6 +8,8 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+__all__ = ["Settings", "get_settings"]
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRAPHAGENTS_", env_file=".env", extra="ignore")
@@ -23,6 +25,17 @@ class Settings(BaseSettings):
         "CHECKPOINT_URL is Postgres, else SQLite under DATA_DIR",
     )
     cache_url: str | None = Field(None, description="unset = in-process cache, redis://... = Redis")
+    store_url: str | None = Field(
+        None,
+        description="long-term memory (a LangGraph BaseStore): unset = Postgres if DATABASE_URL is Postgres, "
+        "else SQLite under DATA_DIR; memory = in-process",
+    )
+    models: dict[str, str] = Field(
+        default_factory=dict,
+        description='named models per role, JSON: {"planner": "openai:gpt-4o", "judge": "offline"}; '
+        "a role not listed uses LLM",
+    )
+    turn_workers: int = Field(8, ge=1, le=256, description="threads that run the sync nodes of async turns")
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
     max_message_chars: int = Field(4000, ge=1, description="longest user message accepted")
@@ -40,6 +53,15 @@ class Settings(BaseSettings):
         if self.checkpoint_url and self.checkpoint_url.startswith(("postgresql://", "postgres://")):
             return self.checkpoint_url
         return f"sqlite:///{self.data_dir / 'graphagents.sqlite'}"
+
+    @property
+    def resolved_store_url(self) -> str:
+        if self.store_url:
+            return self.store_url
+        database = self.resolved_database_url
+        if database.startswith(("postgresql://", "postgres://")):
+            return database
+        return f"sqlite:///{self.data_dir / 'store.sqlite'}"
 
 
 @lru_cache(maxsize=1)

@@ -2,21 +2,22 @@
 
 A deliberately small layer: SQL is written once with ``?`` placeholders and portable types,
 and the PostgreSQL backend rewrites placeholders. Checkpoints live in LangGraph's own
-checkpointer (see :mod:`graphagents.checkpoint`); this store keeps what is ours.
+checkpointer; this database keeps what is ours. Agents get it as ``BuildContext.database``;
+:func:`database_for` is the same process-wide handle for code outside a graph (tests, tools).
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from .errors import ConfigError, ServiceUnavailableError, redact_url
+
+__all__ = ["POSTGRES_PREFIXES", "Database", "PostgresDatabase", "SqliteDatabase", "database_for", "open_database",
+           "sqlite_path"]
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
 
@@ -110,39 +111,21 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0]
 
 
-@dataclass(frozen=True)
-class SessionRecord:
-    agent: str
-    session_id: str
-    options: dict[str, Any]
-    created_at: float
+_lock = threading.Lock()
+_databases: dict[str, Database] = {}
 
 
-class SessionStore:
-    """Which sessions exist, for which agent, with which options: survives restarts."""
+def database_for(url: str) -> Database:
+    """The process's one Database for ``url`` (opened on first use)."""
+    with _lock:
+        if url not in _databases:
+            _databases[url] = open_database(url)
+        return _databases[url]
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS ga_sessions ("
-            " agent TEXT NOT NULL, session_id TEXT NOT NULL, options TEXT NOT NULL,"
-            " created_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (agent, session_id))"
-        )
 
-    def create(self, agent: str, session_id: str, options: dict[str, Any]) -> SessionRecord:
-        record = SessionRecord(agent, session_id, dict(options), time.time())
-        self.db.execute(
-            "INSERT INTO ga_sessions (agent, session_id, options, created_at) VALUES (?, ?, ?, ?)",
-            (agent, session_id, json.dumps(options, ensure_ascii=False), record.created_at),
-        )
-        return record
-
-    def get(self, agent: str, session_id: str) -> SessionRecord | None:
-        rows = self.db.fetchall(
-            "SELECT options, created_at FROM ga_sessions WHERE agent = ? AND session_id = ?",
-            (agent, session_id),
-        )
-        if not rows:
-            return None
-        options, created_at = rows[0]
-        return SessionRecord(agent, session_id, json.loads(options), float(created_at))
+def close_databases() -> None:
+    """Close every shared Database (a simulated restart in tests)."""
+    with _lock:
+        for db in _databases.values():
+            db.close()
+        _databases.clear()

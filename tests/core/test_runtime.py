@@ -8,7 +8,7 @@ import pytest
 
 import graphagents as ga
 from graphagents.errors import ConfigError, InputError, UnknownAgentError, UnknownSessionError
-from graphagents.events import FinalEvent, StateUpdateEvent, StepEvent
+from graphagents.events import DecisionEvent, FinalEvent, StateUpdateEvent, StepEvent
 
 
 def types_of(events: list[Any]) -> list[str]:
@@ -40,8 +40,21 @@ def test_events_serialise(example_spec: Any) -> None:
     assert isinstance(final, FinalEvent) and final.to_dict()["text"] == "Hello Bo! Favourite colour?"
 
 
-def test_step_cap_ends_the_turn_politely(example_spec: Any) -> None:
-    agent = ga.load("example", loop=True)
+def test_step_cap_ends_in_the_finish_node_with_the_reason_in_state(example_spec: Any) -> None:
+    agent = ga.load("example", loop="guarded")
+    reply = agent.session().send("go")
+    assert not [e for e in reply.events if e.type == "error"]
+    assert reply.done and reply.text.startswith("Stopped after") and reply.text.endswith("(step_cap).")
+    assert reply.state["stop_reason"] == "step_cap"
+    assert 10 <= reply.state["loops"] < agent.step_cap  # it ran, then stopped before the cap
+    cap = [e for e in reply.events if isinstance(e, DecisionEvent) and e.kind == "step_cap"]
+    assert len(cap) == 1 and cap[0].choice == "finish"
+    assert reply.state["trail"] == ["spin"] * reply.state["loops"]  # a reducer list, one entry per run
+    assert StepEvent("finish", "end") in reply.events
+
+
+def test_recursion_error_is_the_last_resort(example_spec: Any) -> None:
+    agent = ga.load("example", loop="raw")
     reply = agent.session().send("go")
     errors = [e for e in reply.events if e.type == "error"]
     assert errors and errors[0].to_dict()["code"] == "step_cap"
@@ -67,12 +80,18 @@ def test_unknown_agent_session_and_option(example_spec: Any) -> None:
         agent.get_session("missing")
     with pytest.raises(ConfigError, match="no option 'colour'"):
         ga.load("example", colour="red")
+    with pytest.raises(ConfigError, match="option 'loop': Input should be 'off', 'guarded' or 'raw'"):
+        ga.load("example", loop="sometimes")
+    with pytest.raises(InputError, match="sessions take no option 'profile'; options: none"):
+        agent.session(profile={})
     with pytest.raises(InputError):
         agent.session("bad id!")
+    with pytest.raises(InputError):
+        agent.session("ａｂｃ")  # full-width letters are letters, but not ASCII
 
 
 def test_session_resumes_after_restart(example_spec: Any, fresh_resources: None) -> None:
-    from graphagents import resources
+    from graphagents import _connections as resources
 
     sid = f"restart-{uuid.uuid4().hex[:8]}"
     ga.load("example").session(sid).send("hi")
@@ -99,14 +118,3 @@ async def test_concurrent_sessions_do_not_mix(example_spec: Any) -> None:
     await asyncio.gather(*(s.asend(f"name:P{i}") for i, s in enumerate(sessions)))
     replies = await asyncio.gather(*(s.asend(f"c{i}") for i, s in enumerate(sessions)))
     assert [r.text for r in replies] == [f"P{i} likes c{i}." for i in range(6)]
-
-
-def test_public_surface() -> None:
-    assert set(ga.__all__) == {
-        "Agent", "AgentSpec", "BuildContext", "DecisionEvent", "ErrorEvent", "Event", "FinalEvent",
-        "GraphAgentsError", "Reply", "RunError", "Session", "SessionContext", "Settings", "StateUpdateEvent",
-        "StepEvent", "TokenEvent", "ToolCallEvent", "ToolResultEvent", "UsageError", "all_specs", "emit",
-        "get_settings", "get_spec", "load", "register",
-    }
-    for name in ga.__all__:
-        assert getattr(ga, name) is not None

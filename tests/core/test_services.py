@@ -16,7 +16,7 @@ from graphagents.settings import Settings
 
 def test_postgres_checkpointer_survives_restart(example_spec: Any, pg_admin_url: str, fresh_resources: None,
                                                 tmp_path: Any) -> None:
-    from graphagents import resources
+    from graphagents import _connections as resources
 
     settings = Settings(checkpoint_url=pg_admin_url, data_dir=tmp_path)
     assert settings.resolved_database_url == pg_admin_url

@@ -13,8 +13,8 @@ import graphagents as ga
 from graphagents.agents.slotfill.records import application_id, load_application, save_application
 from graphagents.agents.slotfill.spec import DEMO_PROFILE
 from graphagents.errors import ConfigError, InputError
-from graphagents.resources import database_for
 from graphagents.settings import Settings
+from graphagents.store import database_for
 
 HAPPY = ["안녕하세요", "네 맞아요", "네", "네", "OTP로 하고 1회 300만원", "하루 천만원", "네",
          "모두 사용할게요", "네", "네"]

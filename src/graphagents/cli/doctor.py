@@ -30,6 +30,8 @@ def run_doctor() -> int:
     table.add_row("CHECKPOINT_URL", redact_url(settings.resolved_checkpoint_url))
     table.add_row("DATABASE_URL", redact_url(settings.resolved_database_url))
     table.add_row("CACHE_URL", redact_url(settings.cache_url) if settings.cache_url else "in-process")
+    table.add_row("STORE_URL", redact_url(settings.resolved_store_url))
+    table.add_row("MODELS", ", ".join(f"{role}={spec}" for role, spec in sorted(settings.models.items())) or "-")
     table.add_row("HOST:PORT", f"{settings.host}:{settings.port}")
     table.add_row("limits", f"{settings.max_message_chars} chars/message, {settings.max_body_bytes} bytes/body")
     console.print(table)
@@ -41,7 +43,7 @@ def run_doctor() -> int:
         return "writable"
 
     def checkpointer() -> str:
-        from ..checkpoint import open_checkpointer
+        from .._checkpoint import open_checkpointer
 
         open_checkpointer(settings.resolved_checkpoint_url)
         return "opened"
@@ -50,6 +52,12 @@ def run_doctor() -> int:
         from ..store import open_database
 
         open_database(settings.resolved_database_url).close()
+        return "opened"
+
+    def memory_store() -> str:
+        from .._longterm import close_store, open_store
+
+        close_store(open_store(settings.resolved_store_url))
         return "opened"
 
     def cache() -> str:
@@ -69,8 +77,10 @@ def run_doctor() -> int:
         ("data dir", data_dir),
         ("checkpointer", checkpointer),
         ("database", database),
+        ("memory store", memory_store),
         ("cache", cache),
         ("llm", lambda: _check_llm(settings.llm)),
+        *((f"model {role}", lambda spec=spec: _check_llm(spec)) for role, spec in sorted(settings.models.items())),
         ("agents", agents),
     ]
     if os.environ.get("NEO4J_URI"):

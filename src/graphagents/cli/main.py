@@ -33,6 +33,11 @@ OptionOpt = Annotated[
     list[str] | None, typer.Option("--option", "-o", help="agent option key=value (repeatable)")
 ]
 DbOpt = Annotated[str | None, typer.Option("--db", help="database URL for agents that query one")]
+ModelOpt = Annotated[
+    list[str] | None,
+    typer.Option("--model", "-m", help='named model role=spec, e.g. judge=openai:gpt-4o-mini (repeatable)'),
+]
+UserOpt = Annotated[str, typer.Option("--user", help="the user who owns the session")]
 
 
 def parse_pairs(pairs: list[str] | None) -> dict[str, Any]:
@@ -49,19 +54,42 @@ def parse_pairs(pairs: list[str] | None) -> dict[str, Any]:
     return out
 
 
-def _agent(name: str, llm: str | None, option: list[str] | None, db: str | None) -> Agent:
+def parse_models(pairs: list[str] | None) -> dict[str, str]:
+    """``role=provider:model`` pairs (the value is taken as written, never JSON-decoded)."""
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        role, sep, spec = pair.partition("=")
+        if not sep or not role or not spec:
+            raise InputError(f"bad model {pair!r}: write role=provider:model, e.g. judge=openai:gpt-4o-mini")
+        out[role] = spec
+    return out
+
+
+def _agent(name: str, llm: str | None, option: list[str] | None, db: str | None,
+           model: list[str] | None = None) -> Agent:
     options = parse_pairs(option)
     if db is not None:
         options["db"] = db
-    return load(name, llm, **options)
+    return load(name, llm, models=parse_models(model), **options)
 
 
 @app.command("agents")
-def agents_cmd(as_json: JsonOpt = False) -> None:
+def agents_cmd(
+    as_json: JsonOpt = False,
+    names: Annotated[bool, typer.Option("--names", help="one name per line (for scripts)")] = False,
+    evaluable: Annotated[bool, typer.Option("--evaluable", help="only agents with an eval command")] = False,
+) -> None:
     """List the registered agents."""
     specs = sorted(all_specs().values(), key=lambda s: s.name)
+    if evaluable:
+        specs = [s for s in specs if s.eval_cli is not None]
+    if names:
+        for s in specs:
+            print(s.name)
+        return
     if as_json:
-        print(json.dumps([{"name": s.name, "title": s.title, "description": s.description} for s in specs],
+        print(json.dumps([{"name": s.name, "title": s.title, "description": s.description,
+                           "options": s.options_help, "session_options": s.session_options_help} for s in specs],
                          ensure_ascii=False))
         return
     from rich.table import Table
@@ -81,10 +109,12 @@ def ask(
     option: OptionOpt = None,
     db: DbOpt = None,
     session: Annotated[str | None, typer.Option(help="session id to continue")] = None,
+    model: ModelOpt = None,
+    user: UserOpt = "anonymous",
 ) -> None:
-    """One turn: print the reply (streamed), or JSON with state and events."""
-    ag = _agent(agent, llm, option, db)
-    s = ag.session(session)
+    """One turn: print the reply (streamed), or JSON with state, artifacts, usage and events."""
+    ag = _agent(agent, llm, option, db, model)
+    s = ag.session(session, user_id=user)
     if as_json:
         print(json.dumps({"session_id": s.id, **s.send(text).to_dict()}, ensure_ascii=False))
         return
@@ -97,7 +127,9 @@ def _turn_json(s: Session, text: str) -> dict[str, Any]:
     reply = s.send(text)
     errors = [e.to_dict()["message"] for e in reply.events if e.type == "error"]
     lifted = {k: reply.state.get(k) for k in s.agent.spec.chat_fields}
-    return {"user": text, "reply": reply.text, **lifted, "done": reply.done, "state": reply.state, "errors": errors}
+    data = reply.to_dict()
+    return {"user": text, "reply": reply.text, **lifted, "done": reply.done, "state": reply.state, "errors": errors,
+            "questions": data["questions"], "artifacts": data["artifacts"], "usage": data["usage"]}
 
 
 @app.command()
@@ -112,10 +144,12 @@ def chat(
     session_option: Annotated[
         list[str] | None, typer.Option("--session-option", "-s", help="session option key=value")
     ] = None,
+    model: ModelOpt = None,
+    user: UserOpt = "anonymous",
 ) -> None:
     """Talk to an agent: interactively, or line by line from --script."""
-    ag = _agent(agent, llm, option, db)
-    s = ag.session(session, **parse_pairs(session_option))
+    ag = _agent(agent, llm, option, db, model)
+    s = ag.session(session, user_id=user, **parse_pairs(session_option))
     if script is not None:
         try:
             lines = [ln.strip() for ln in script.read_text(encoding="utf-8").splitlines()]
@@ -127,9 +161,8 @@ def chat(
         return
     if not as_json:
         console.print(f"[dim]session {s.id} · Ctrl-D or /quit to leave[/dim]")
-        pending = s.pending
-        if pending:
-            console.print(f"[bold]{pending}[/bold]")
+        for i, question in enumerate(s.questions):
+            console.print(question.text, style="bold" if i == 0 else "dim", markup=False, highlight=False)
     while True:
         try:
             line = input("> ")
@@ -163,23 +196,33 @@ def serve(
         list[str] | None, typer.Option("--option", "-o", help="agent.key=value option for one agent")
     ] = None,
     llm: LlmOpt = None,
+    model: ModelOpt = None,
 ) -> None:
     """Start the HTTP API and the web page."""
     import uvicorn
 
+    from .._options import validate_options
     from ..llm import load_chat_model
+    from ..registry import get_spec
     from ..server import create_app
 
     settings = get_settings()
     if llm is not None:
         load_chat_model(llm)  # fail now, with one line, rather than on the first request
         settings = settings.model_copy(update={"llm": llm})
+    models = parse_models(model)
+    for spec in models.values():
+        load_chat_model(spec)
+    if models:
+        settings = settings.model_copy(update={"models": {**settings.models, **models}})
     agent_options: dict[str, dict[str, Any]] = {}
     for key, value in parse_pairs(option).items():
         agent_name, dot, opt = key.partition(".")
         if not dot:
             raise InputError(f"bad server option {key!r}: write agent.key=value")
         agent_options.setdefault(agent_name, {})[opt] = value
+    for agent_name, opts in agent_options.items():
+        validate_options(get_spec(agent_name).options_model, opts, agent=agent_name, session=False)
     h, p = host or settings.host, port or settings.port
     err_console.print(f"graphagents on http://{h}:{p}  (LLM: {settings.llm})")
     uvicorn.run(create_app(settings, agent_options), host=h, port=p, log_level="warning")

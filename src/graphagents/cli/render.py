@@ -1,18 +1,36 @@
-"""Console rendering of events and replies (rich), kept apart from the command definitions."""
+"""Console rendering of events and replies (rich), kept apart from the command definitions.
+
+Artifacts are rendered by kind (sql, table, chart, citation, document ...), never by agent.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
 
+from ..artifacts import (
+    Artifact,
+    ChartArtifact,
+    CitationArtifact,
+    DocumentArtifact,
+    IntermediateTableArtifact,
+    SqlArtifact,
+    TableArtifact,
+)
 from ..events import Event, FinalEvent, TokenEvent
 
 console = Console()
 err_console = Console(stderr=True)
+
+
+def where(event: Event) -> str:
+    """``[team › worker] `` for an event from a subgraph, nothing for the top graph."""
+    return f"[{' › '.join(event.namespace)}] " if event.namespace else ""
 
 
 class LiveRenderer:
@@ -29,7 +47,7 @@ class LiveRenderer:
                 if self.section is not None:
                     console.print()
                 if event.section != "reply":
-                    console.print(f"[dim]{event.section}:[/dim] ", end="")
+                    console.print(f"[dim]{_escape(where(event))}{event.section}:[/dim] ", end="")
                 self.section = event.section
             style = "dim" if event.section in {"reasoning", "observation"} else None
             console.print(event.text, end="", style=style, markup=False, highlight=False)
@@ -46,34 +64,79 @@ class LiveRenderer:
         if self.verbose:
             data = event.to_dict()
             kind = data.pop("type")
+            data.pop("namespace", None)
+            prefix = _escape(where(event))
             if kind == "error":
-                console.print(f"[red]error:[/red] {data['message']}", markup=True, highlight=False)
+                console.print(f"[red]error:[/red] {prefix}{_escape(data['message'])}", highlight=False)
             elif kind != "step":
-                console.print(f"[dim]· {kind} {json.dumps(data, ensure_ascii=False)[:300]}[/dim]", highlight=False)
+                line = f"· {where(event)}{kind} {json.dumps(data, ensure_ascii=False)[:300]}"
+                console.print(line, style="dim", markup=False, highlight=False)
 
 
 def render_final(event: FinalEvent, *, already_streamed: bool = False) -> None:
-    state = event.state
-    sql = state.get("sql")
-    if isinstance(sql, str) and sql:
-        console.print(Syntax(sql, "sql", word_wrap=True))
-    table = state.get("table")
-    if isinstance(table, dict) and table.get("columns"):
-        console.print(result_table(table))
+    for artifact in event.artifacts:
+        render_artifact(artifact)
     if not already_streamed:
         console.print(f"[bold]{_escape(event.text)}[/bold]")
+    for other in list(event.questions)[1:]:
+        console.print(f"[dim]also waiting: {_escape(other.text)}[/dim]", highlight=False)
 
 
-def result_table(table: dict[str, Any], max_rows: int = 20) -> Table:
+def render_artifact(artifact: Artifact) -> None:
+    if artifact.title:
+        console.print(f"[bold dim]{_escape(artifact.title)}[/bold dim]")
+    if isinstance(artifact, SqlArtifact):
+        console.print(Syntax(artifact.sql, artifact.dialect if artifact.dialect in {"postgres", "mysql"} else "sql",
+                             word_wrap=True))
+    elif isinstance(artifact, TableArtifact):
+        caption = f"intermediate: {artifact.step}" if isinstance(artifact, IntermediateTableArtifact) else None
+        console.print(result_table({"columns": artifact.columns, "rows": artifact.rows},
+                                   total=artifact.total_rows, caption=caption))
+    elif isinstance(artifact, ChartArtifact):
+        console.print(chart_text(artifact.spec), markup=False, highlight=False)
+    elif isinstance(artifact, CitationArtifact):
+        ref = f"{artifact.ref} " if artifact.ref else ""
+        link = f" <{artifact.url}>" if artifact.url else ""
+        quote = f": {artifact.text[:200]}" if artifact.text else ""
+        console.print(f"{ref}{artifact.source}{link}{quote}", style="dim", markup=False, highlight=False)
+    elif isinstance(artifact, DocumentArtifact):
+        console.print(f"[{artifact.id}] {artifact.text[:300]}", style="dim", markup=False, highlight=False)
+
+
+def result_table(table: Mapping[str, Any], max_rows: int = 20, *, total: int | None = None,
+                 caption: str | None = None) -> Table:
     out = Table(show_lines=False)
     for col in table["columns"]:
         out.add_column(str(col))
-    rows = table.get("rows", [])
+    rows: Sequence[Sequence[Any]] = table.get("rows", [])
     for row in rows[:max_rows]:
         out.add_row(*("" if v is None else str(v) for v in row))
-    if len(rows) > max_rows:
-        out.caption = f"{len(rows)} rows, first {max_rows} shown"
+    count = total if total is not None else len(rows)
+    notes = [caption] if caption else []
+    if count > min(max_rows, len(rows)):
+        notes.append(f"{count} rows, first {min(max_rows, len(rows))} shown")
+    if notes:
+        out.caption = "; ".join(notes)
     return out
+
+
+def chart_text(spec: Mapping[str, Any], width: int = 40) -> str:
+    """A Vega-Lite bar/line spec as horizontal text bars (the terminal cannot draw lines either)."""
+    values = (spec.get("data") or {}).get("values") or []
+    encoding = spec.get("encoding") or {}
+    x = (encoding.get("x") or {}).get("field")
+    y = (encoding.get("y") or {}).get("field")
+    points = [(str(v.get(x)), v.get(y)) for v in values if isinstance(v, Mapping)]
+    numbers = [float(n) for _, n in points if isinstance(n, int | float)]
+    if not x or not y or not numbers:
+        return f"chart ({spec.get('mark', '?')}): {len(values)} points"
+    top = max(max(abs(n) for n in numbers), 1e-12)
+    label_width = min(max(len(label) for label, _ in points), 20)
+    lines = [f"{spec.get('title') or y} by {x}"]
+    for label, n in points:
+        size = int(round(abs(float(n)) / top * width)) if isinstance(n, int | float) else 0
+        lines.append(f"{label[:20]:>{label_width}} │{'█' * size} {n}")
+    return "\n".join(lines)
 
 
 def _escape(text: str) -> str:

@@ -7,7 +7,7 @@ import logging
 from importlib import resources as importlib_resources
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -16,6 +16,7 @@ from sse_starlette import EventSourceResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
+from .._options import json_schema
 from ..errors import (
     GraphAgentsError,
     InputError,
@@ -24,8 +25,8 @@ from ..errors import (
     UnknownSessionError,
     UsageError,
 )
-from ..registry import all_specs, get_spec
-from ..runtime import Agent
+from ..registry import ANONYMOUS, all_specs, get_spec
+from ..runtime import Agent, check_user_id
 from ..settings import Settings, get_settings
 from .sse import encode_stream
 
@@ -35,7 +36,21 @@ log = logging.getLogger("graphagents.server")
 class CreateSession(BaseModel):
     model_config = ConfigDict(extra="forbid")
     session_id: str | None = Field(None, description="resume or name a session; a new id when absent")
-    options: dict[str, Any] = Field(default_factory=dict, description="per-session options, e.g. a profile")
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="per-session options, validated against the agent's session_options schema"
+    )
+
+
+UserHeader = Header(
+    None, alias="X-User-Id",
+    description='the user who owns the session (default "anonymous"); an authenticating proxy sets it',
+)
+
+
+def _user(value: str | None) -> str | None:
+    if value is not None:
+        check_user_id(value)
+    return value
 
 
 class SendMessage(BaseModel):
@@ -123,30 +138,39 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
                 "title": s.title,
                 "description": s.description,
                 "samples": [list(x) for x in s.samples],
-                "options": dict(s.options_help),
-                "session_options": dict(s.session_options_help),
+                "options": json_schema(s.options_model),
+                "session_options": json_schema(s.session_options_model),
             }
             for s in sorted(all_specs().values(), key=lambda s: s.name)
         ]
 
     @app.post("/api/agents/{name}/sessions", status_code=201)
-    async def create_session(name: str, body: CreateSession | None = None) -> dict[str, Any]:
+    async def create_session(name: str, body: CreateSession | None = None,
+                             x_user_id: str | None = UserHeader) -> dict[str, Any]:
+        user_id = _user(x_user_id) or ANONYMOUS
         agent = await pool.get(name)
         body = body or CreateSession()
-        session = await asyncio.to_thread(agent.session, body.session_id, **body.options)
-        return {"session_id": session.id, "agent": name}
+        session = await asyncio.to_thread(lambda: agent.session(body.session_id, user_id=user_id, **body.options))
+        return {"session_id": session.id, "agent": name, "user_id": session.user_id}
 
     @app.get("/api/agents/{name}/sessions/{session_id}")
-    async def get_session(name: str, session_id: str) -> dict[str, Any]:
+    async def get_session(name: str, session_id: str, x_user_id: str | None = UserHeader) -> dict[str, Any]:
+        user_id = _user(x_user_id)
         agent = await pool.get(name)
-        session = await asyncio.to_thread(agent.get_session, session_id)
-        state, pending = await asyncio.to_thread(lambda: (session.state, session.pending))
-        return {"session_id": session.id, "agent": name, "state": state, "pending": pending}
+        session = await asyncio.to_thread(agent.get_session, session_id, user_id)
+        state, questions = await asyncio.to_thread(lambda: (session.state, session.questions))
+        return {
+            "session_id": session.id, "agent": name, "user_id": session.user_id, "state": state,
+            "pending": questions[0].text if questions else None,
+            "questions": [{"id": q.id, "text": q.text, "path": list(q.path)} for q in questions],
+        }
 
     @app.post("/api/agents/{name}/sessions/{session_id}/messages")
-    async def send_message(name: str, session_id: str, body: SendMessage) -> EventSourceResponse:
+    async def send_message(name: str, session_id: str, body: SendMessage,
+                           x_user_id: str | None = UserHeader) -> EventSourceResponse:
+        user_id = _user(x_user_id)
         agent = await pool.get(name)
-        session = await asyncio.to_thread(agent.get_session, session_id)
+        session = await asyncio.to_thread(agent.get_session, session_id, user_id)
         events = session.astream(body.text)  # raises InputError before the stream starts
         return EventSourceResponse(encode_stream(events), ping=15)
 

@@ -1,13 +1,22 @@
-"""The one place where typed events become Server-Sent Events."""
+"""The one place where typed events become Server-Sent Events.
+
+Each frame is ``event: <type>`` and ``data: <event JSON>``; the JSON has ``namespace`` (the
+subgraph path, ``[]`` for the top graph) like every event. A failure after the response has started
+cannot change the status code any more: it becomes an ``error`` frame and a ``final`` frame.
+"""
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 
 from sse_starlette import ServerSentEvent
 
-from ..events import Event
+from .._turn import ERROR_REPLY
+from ..events import ErrorEvent, Event, FinalEvent
+
+log = logging.getLogger("graphagents.server")
 
 
 def encode(event: Event) -> ServerSentEvent:
@@ -15,5 +24,10 @@ def encode(event: Event) -> ServerSentEvent:
 
 
 async def encode_stream(events: AsyncIterator[Event]) -> AsyncIterator[ServerSentEvent]:
-    async for event in events:
-        yield encode(event)
+    try:
+        async for event in events:
+            yield encode(event)
+    except Exception as exc:
+        log.error("a turn failed after its response started", exc_info=exc)
+        yield encode(ErrorEvent(f"the turn failed: {type(exc).__name__}", code="internal"))
+        yield encode(FinalEvent(ERROR_REPLY, False))

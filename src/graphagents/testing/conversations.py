@@ -129,9 +129,9 @@ def check_state(where: str, expected: Mapping[str, Any], state: Mapping[str, Any
 def drop_process_resources(agent: Agent) -> None:
     """Close and forget the process-wide checkpointer of ``agent``: the next Agent opens a new
     one, exactly as a restarted process would."""
-    from .. import resources
+    from .. import _connections
 
-    resources.forget(agent.settings.resolved_checkpoint_url)
+    _connections.forget(agent.settings.resolved_checkpoint_url)
 
 
 def run_conversation(name: str, data: Mapping[str, Any], make_agent: Callable[[], Agent], *,

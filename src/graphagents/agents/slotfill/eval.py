@@ -134,7 +134,7 @@ def score_dialogs(directory: Path | None, report: Report, scenario: str | None) 
         raise InputError(f"cannot read conversations: {exc}") from None
     with tempfile.TemporaryDirectory(prefix="slotfill-eval-") as tmp:
         settings = Settings(data_dir=Path(tmp), llm="offline")
-        options = {"scenario": scenario} if scenario else {}
+        options: dict[str, Any] = {"scenario": scenario} if scenario else {}
         results = run_all(dialogs, lambda: ga.load("slotfill", "offline", settings=settings, **options))
     report.dialogs = len(results)
     report.task_success = sum(r.ok for r in results) / len(results) if results else 0.0

@@ -13,8 +13,8 @@ from typing import Any
 from langgraph.types import interrupt
 
 from ...events import StateUpdateEvent, emit
-from ...resources import database_for
 from ...settings import Settings
+from ...store import database_for
 from .engine import Engine
 from .flow import pending_groups
 from .logs import log

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import InputError
+from pydantic import BaseModel, ConfigDict, Field
+
 from ...registry import AgentSpec, BuildContext, SessionContext
 from .graph import build_graph
 from .nodes import public_state
@@ -13,13 +14,27 @@ DEMO_PROFILE: dict[str, Any] = {"customer_name": "김민수", "customer_phone": 
 """Used when a session brings no profile, so the demo shows the defaults being applied."""
 
 
+class SlotfillOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    scenario: str | None = Field(
+        None, description="path to a scenario JSON/YAML file (default: the bundled bank account scenario)"
+    )
+
+
+class SlotfillSessionOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    profile: dict[str, Any] | None = Field(
+        None,
+        description='customer profile defaults, e.g. {"customer_name": "김민수", "customer_phone": "010-1234-5678"}',
+    )
+
+
 def make_input(text: str, ctx: SessionContext) -> dict[str, Any]:
     profile = ctx.options.get("profile")
     if profile is None:
         profile = DEMO_PROFILE
-    if not isinstance(profile, dict):
-        raise InputError('session option "profile" must be an object such as '
-                         '{"customer_name": "김민수", "customer_phone": "010-1234-5678"}')
     return {"user_input": text, "session_id": ctx.session_id, "profile": dict(profile),
             "session_options": dict(ctx.options)}
 
@@ -54,10 +69,8 @@ SPEC = AgentSpec(
     public_state=public_state,
     step_cap=12,
     chat_fields=("stage", "slots"),
-    options_help={"scenario": "path to a scenario JSON/YAML file (default: the bundled bank account scenario)"},
-    session_options_help={
-        "profile": 'customer profile defaults, e.g. {"customer_name": "김민수", "customer_phone": "010-1234-5678"}'
-    },
+    options_model=SlotfillOptions,
+    session_options_model=SlotfillSessionOptions,
     cli=_cli,
     eval_cli=_eval_cli,
 )

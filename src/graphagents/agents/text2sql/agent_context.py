@@ -147,7 +147,7 @@ class AgentContext:
     def memory(self) -> Any:
         with self._lock:
             if self._memory is None:
-                from graphagents.resources import database_for
+                from graphagents.store import database_for
 
                 from .embeddings import get_embedder
                 from .memory import QueryMemory

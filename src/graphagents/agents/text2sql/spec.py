@@ -3,17 +3,72 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from graphagents.artifacts import Artifact, SqlArtifact, TableArtifact
+from graphagents.errors import ConfigError
 from graphagents.registry import AgentSpec, SessionContext
 
-from .agent_context import MAX_CALLS_LIMIT
+from .agent_context import DEFAULTS, MAX_CALLS_LIMIT
+from .confirm import parse_confirm_steps
 from .graph import build
 
 # prepare + (think, act) per tool call + parse retries + a final think + finish, at the largest budget.
 # Confirm mode adds at most one confirm run before its interrupt; the rest of a confirmed step runs in
 # the next turn, which gets a fresh recursion limit from LangGraph.
 STEP_CAP = 2 * MAX_CALLS_LIMIT + 10
+
+
+class Text2SqlOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    db: str | None = Field(
+        None,
+        description="database URL (sqlite:///file.db or postgresql://...); default: the demo SQLite under DATA_DIR",
+    )
+    max_calls: int = Field(DEFAULTS["max_calls"], ge=2, le=MAX_CALLS_LIMIT,
+                           description=f"tool-call budget per question (2-{MAX_CALLS_LIMIT}, default 8)")
+    min_exploration: int = Field(DEFAULTS["min_exploration"], ge=0,
+                                 description="exploration calls required before the first submit (default 1)")
+    preview_limit: int = Field(DEFAULTS["preview_limit"], ge=1,
+                               description="rows shown by execute_sql_preview (default 10)")
+    statement_timeout_s: float = Field(DEFAULTS["statement_timeout_s"], gt=0,
+                                       description="per-statement timeout in seconds (default 10)")
+    max_rows: int = Field(DEFAULTS["max_rows"], ge=1, description="rows kept from the submitted query (default 1000)")
+    cache: bool = Field(DEFAULTS["cache"], description="use the query cache (default true)")
+    confirm_steps: Literal["off", "sql", "all"] = Field(
+        "off",
+        description="ask the user before each SQL tool call (explain, preview, submit): true/false, "
+        "or 'all' for every tool call (default false)",
+    )
+
+    @field_validator("confirm_steps", mode="before")
+    @classmethod
+    def _confirm_mode(cls, value: Any) -> str:
+        try:
+            return parse_confirm_steps(value)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+
+    @model_validator(mode="after")
+    def _room_for_submit(self) -> Text2SqlOptions:
+        if self.min_exploration >= self.max_calls - 1:
+            raise ValueError("min_exploration must leave room for explain and submit_sql (below max_calls - 1)")
+        return self
+
+
+def artifacts(values: Mapping[str, Any]) -> list[Artifact]:
+    """The submitted SQL and its result table, when the turn has them."""
+    out: list[Artifact] = []
+    sql = values.get("sql")
+    if isinstance(sql, str) and sql.strip():
+        out.append(SqlArtifact(sql=sql))
+    table = values.get("table")
+    if isinstance(table, Mapping) and table.get("columns"):
+        out.append(TableArtifact(columns=list(table["columns"]), rows=list(table.get("rows") or [])))
+    return out
 
 
 def make_input(text: str, session: SessionContext) -> dict[str, Any]:
@@ -55,17 +110,8 @@ SPEC = AgentSpec(
     make_input=make_input,
     public_state=public_state,
     step_cap=STEP_CAP,
-    options_help={
-        "db": "database URL (sqlite:///file.db or postgresql://...); default: the demo SQLite under DATA_DIR",
-        "max_calls": "tool-call budget per question (2-20, default 8)",
-        "min_exploration": "exploration calls required before the first submit (default 1)",
-        "preview_limit": "rows shown by execute_sql_preview (default 10)",
-        "statement_timeout_s": "per-statement timeout in seconds (default 10)",
-        "max_rows": "rows kept from the submitted query (default 1000)",
-        "cache": "use the query cache (default true)",
-        "confirm_steps": "ask the user before each SQL tool call (explain, preview, submit): true/false, "
-                         "or 'all' for every tool call (default false)",
-    },
+    artifacts=artifacts,
+    options_model=Text2SqlOptions,
     cli=_cli,
     eval_cli=_eval_cli,
 )

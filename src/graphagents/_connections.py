@@ -1,0 +1,110 @@
+"""Process-wide connections shared by every agent: checkpointers (sync and async), the long-term
+memory store, caches and session stores, one per URL."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.base import BaseStore
+
+from . import _loop
+from ._checkpoint import aclose_saver, close_saver, open_async_checkpointer, open_checkpointer
+from ._longterm import close_store, open_store
+from ._sessions import SessionStore
+from .cache import Cache, open_cache
+from .store import close_databases, database_for
+
+_lock = threading.Lock()
+_checkpointers: dict[str, BaseCheckpointSaver] = {}
+_async_checkpointers: dict[str, BaseCheckpointSaver] = {}
+_stores: dict[str, BaseStore] = {}
+_caches: dict[tuple[str | None, str], Cache] = {}
+_session_stores: dict[str, SessionStore] = {}
+
+
+def checkpointer_for(url: str) -> BaseCheckpointSaver:
+    with _lock:
+        if url not in _checkpointers:
+            _checkpointers[url] = open_checkpointer(url)
+        return _checkpointers[url]
+
+
+async def async_checkpointer_for(url: str) -> BaseCheckpointSaver:
+    """The async saver for ``url``, opened on (and bound to) the turn loop: await it there. The sync
+    in-memory saver serves both paths."""
+    sync = checkpointer_for(url)
+    if isinstance(sync, InMemorySaver):
+        return sync
+    with _lock:
+        saver = _async_checkpointers.get(url)
+    if saver is not None:
+        return saver
+    opened = await open_async_checkpointer(url)
+    with _lock:
+        saver = _async_checkpointers.setdefault(url, opened)
+    if saver is not opened:  # another turn opened one meanwhile
+        await aclose_saver(opened)
+    return saver
+
+
+def store_for(url: str) -> BaseStore:
+    with _lock:
+        if url not in _stores:
+            _stores[url] = open_store(url)
+        return _stores[url]
+
+
+def cache_for(url: str | None, namespace: str, *, maxsize: int = 1000, ttl: float = 3600) -> Cache:
+    """One cache per (CACHE_URL, namespace): every agent built in the process shares it."""
+    key = (url, namespace)
+    with _lock:
+        if key not in _caches:
+            _caches[key] = open_cache(url, namespace=namespace, maxsize=maxsize, ttl=ttl)
+        return _caches[key]
+
+
+def session_store_for(url: str) -> SessionStore:
+    db = database_for(url)
+    with _lock:
+        if url not in _session_stores:
+            _session_stores[url] = SessionStore(db)
+        return _session_stores[url]
+
+
+def _close_async(saver: BaseCheckpointSaver) -> None:
+    with contextlib.suppress(Exception):  # closing a saver whose connection is already gone
+        _loop.run(aclose_saver(saver))
+
+
+def forget(url: str) -> None:
+    """Close and drop one checkpointer (sync and async), leaving the others open (a restart of one store)."""
+    with _lock:
+        saver = _checkpointers.pop(url, None)
+        asaver = _async_checkpointers.pop(url, None)
+    if saver is not None:
+        close_saver(saver)
+    if asaver is not None:
+        _close_async(asaver)
+
+
+def reset() -> None:
+    """Forget (and close what can be closed); tests use it to simulate a fresh process."""
+    with _lock:
+        savers = list(_checkpointers.values())
+        asavers = list(_async_checkpointers.values())
+        stores = list(_stores.values())
+        _checkpointers.clear()
+        _async_checkpointers.clear()
+        _stores.clear()
+        _caches.clear()
+        _session_stores.clear()
+    for saver in savers:
+        close_saver(saver)
+    for asaver in asavers:
+        _close_async(asaver)
+    for store in stores:
+        close_store(store)
+    close_databases()

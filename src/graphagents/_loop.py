@@ -1,0 +1,58 @@
+"""The turn loop: one event loop in a daemon thread that runs every async turn of the process.
+
+Async turns (``Session.astream``/``asend``, and ``send``/``stream`` on graphs with async nodes) run
+here with ``graph.astream``: async nodes are awaited on this loop, sync nodes run in this loop's own
+thread pool (``Settings.turn_workers`` threads), never in the executor of the caller's loop that
+``asyncio.to_thread`` shares. Async checkpointers are bound to this loop, so they work whichever
+loop (or thread) the caller uses, including a new loop per test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+
+
+def turn_loop(workers: int = 8) -> asyncio.AbstractEventLoop:
+    """The process's turn loop, started on first use (``workers`` sizes its pool then)."""
+    global _loop
+    with _lock:
+        if _loop is None or _loop.is_closed():
+            loop = asyncio.new_event_loop()
+            loop.set_default_executor(ThreadPoolExecutor(workers, thread_name_prefix="graphagents-turn"))
+            ready = threading.Event()
+
+            def run() -> None:
+                asyncio.set_event_loop(loop)
+                loop.call_soon(ready.set)
+                loop.run_forever()
+
+            threading.Thread(target=run, name="graphagents-turn-loop", daemon=True).start()
+            ready.wait()
+            _loop = loop
+        return _loop
+
+
+def submit(coro: Coroutine[Any, Any, T], workers: int = 8) -> Future[T]:
+    """Schedule ``coro`` on the turn loop from any thread that is not the turn loop itself."""
+    return asyncio.run_coroutine_threadsafe(coro, turn_loop(workers))
+
+
+def run(coro: Coroutine[Any, Any, T], workers: int = 8) -> T:
+    """Run ``coro`` on the turn loop and wait for its result (from a thread other than the loop's)."""
+    return submit(coro, workers).result()
+
+
+def on_turn_loop() -> bool:
+    try:
+        return asyncio.get_running_loop() is _loop
+    except RuntimeError:
+        return False
