@@ -6,6 +6,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphagents.artifacts import (
+    Artifact,
+    ChartArtifact,
+    CitationArtifact,
+    DocumentArtifact,
+    IntermediateTableArtifact,
+    SqlArtifact,
+    TableArtifact,
+)
+
 MAX_LAW_CITATIONS = 5
 EXTERNAL_HINTS = ("시행령", "시행규칙", "조례", "대통령령")
 
@@ -52,7 +62,8 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
             citations.append(hit)
         elif art is not None:
             citations.append({"id": aid, "citation": art.citation, "law": art.law, "article_no": art.article_no,
-                                 "title": art.title, "text": art.text, "match": "used", "effective": art.effective})
+                              "title": art.title, "text": art.text, "match": "used", "effective": art.effective,
+                              "url": art.url})
     missing: list[str] = []
     groups = ((analysis or {}).get("missing"), (loans or {}).get("missing"), (document or {}).get("missing_items"),
               (market or {}).get("missing"))
@@ -73,41 +84,70 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
 
 
 def artifacts(agg: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Typed artifacts: citations, the sub-agent's SQL and rows, statistics, a trend chart, the draft."""
-    out: list[dict[str, Any]] = []
-    for c in agg["citations"]:
-        out.append({"kind": "citation", "title": f"{c['citation']}({c['title']})", "id": c["id"], "text": c["text"],
-                    "source": {"law": c["law"], "article_no": c["article_no"], "effective": c.get("effective", "")}})
-    market = agg.get("market")
-    if market and market.get("sql"):
-        out.append({"kind": "sql", "title": f"시세 조회 (text2sql): {market['question']}", "sql": market["sql"]})
-    if market and market.get("table"):
-        table = market["table"]
-        out.append({"kind": "intermediate_table", "title": "조회된 거래" + (" (합성 데이터)" if
-                    (market.get("source") or {}).get("synthetic") else ""),
-                    "columns": table["columns"], "rows": table["rows"][:50], "total_rows": len(table["rows"])})
-    for comp in ((agg.get("analysis") or {}).get("computations") or []):
+    """Typed artifacts (as dicts, which every checkpointer stores): citations, the sub-agent's SQL
+    and rows, statistics, a trend chart, the loan limits and the draft."""
+    out: list[Artifact] = [citation_artifact(c) for c in agg["citations"]]
+    out += market_artifacts(agg.get("market"))
+    out += analysis_artifacts(agg.get("analysis"))
+    out += loan_artifacts(agg.get("loans"))
+    if agg.get("document"):
+        out += document_artifacts(agg["document"])
+    return [a.to_dict() for a in out]
+
+
+def citation_artifact(c: Mapping[str, Any]) -> Artifact:
+    return CitationArtifact(title=f"{c['citation']}({c['title']})", source=c["citation"], text=c["text"],
+                            url=c.get("url") or None, ref=c["id"])
+
+
+def market_artifacts(market: Mapping[str, Any] | None) -> list[Artifact]:
+    if not market:
+        return []
+    out: list[Artifact] = []
+    if market.get("sql"):
+        out.append(SqlArtifact(title=f"시세 조회 (text2sql): {market['question']}", sql=market["sql"]))
+    table = market.get("table")
+    if table:
+        synthetic = (market.get("source") or {}).get("synthetic")
+        out.append(IntermediateTableArtifact(title="조회된 거래" + (" (합성 데이터)" if synthetic else ""),
+                                             columns=table["columns"], rows=table["rows"][:50],
+                                             total_rows=len(table["rows"]), step="search: market"))
+    return out
+
+
+def analysis_artifacts(analysis: Mapping[str, Any] | None) -> list[Artifact]:
+    out: list[Artifact] = []
+    for comp in (analysis or {}).get("computations") or []:
         result = comp["result"]
         if comp["kind"] == "price_stats" and result.get("groups"):
             cols = ["deal_type", "group", "count", "median", "mean", "min", "max", "per_3_3m2_median"]
-            out.append({"kind": "table", "title": "가격 통계 (만원)", "columns": cols,
-                        "rows": [[g[c] for c in cols] for g in result["groups"]]})
+            out.append(TableArtifact(title="가격 통계 (만원)", columns=cols,
+                                     rows=[[g[c] for c in cols] for g in result["groups"]]))
         elif comp["kind"] == "trend":
-            out.append({"kind": "chart", "title": "㎡당 가격 중앙값 추이 (만원)",
-                        "spec": {"type": "line", "x": [str(m) for m in result["months"]],
-                                 "y": result["median_per_m2"], "x_label": "계약년월", "y_label": "만원/㎡"}})
+            values = [{"month": str(m), "median_per_m2": v}
+                      for m, v in zip(result["months"], result["median_per_m2"], strict=True)]
+            out.append(ChartArtifact(title="㎡당 가격 중앙값 추이 (만원)", spec={
+                "mark": "line", "data": {"values": values},
+                "encoding": {"x": {"field": "month", "type": "ordinal", "title": "계약년월"},
+                             "y": {"field": "median_per_m2", "type": "quantitative", "title": "만원/㎡"}}}))
         elif comp["kind"] == "jeonse_ratio":
             cols = ["complex", "size", "sale_median", "jeonse_median", "ratio_pct"]
-            out.append({"kind": "table", "title": "전세가율", "columns": cols,
-                        "rows": [[p[c] for c in cols] for p in result["pairs"]]})
-    loans = agg.get("loans")
-    if loans and loans.get("limits"):
-        out.append({"kind": "table", "title": "대출 한도 계산 (만원)", "columns": ["kind", "amount_manwon", "numbers",
-                                                                               "source", "date"],
-                    "rows": [[lim["kind"], lim["amount_manwon"], lim["numbers"], lim["source"], lim["date"]]
-                             for lim in loans["limits"]]})
-    doc = agg.get("document")
-    if doc and doc.get("markdown"):
-        out.append({"kind": "document", "title": doc["title"], "markdown": doc["markdown"],
-                    "missing_items": doc.get("missing_items", [])})
+            rows = [[p[c] for c in cols] for p in result["pairs"]]
+            out.append(TableArtifact(title="전세가율", columns=cols, rows=rows))
     return out
+
+
+def loan_artifacts(loans: Mapping[str, Any] | None) -> list[Artifact]:
+    if not loans or not loans.get("limits"):
+        return []
+    cols = ["kind", "amount_manwon", "numbers", "source", "date"]
+    return [TableArtifact(title="대출 한도 계산 (만원)", columns=cols,
+                          rows=[[lim[c] for c in cols] for lim in loans["limits"]])]
+
+
+def document_artifacts(doc: Mapping[str, Any]) -> list[Artifact]:
+    if not doc.get("markdown"):
+        return []
+    return [DocumentArtifact(title=doc["title"], id=doc["template"], text=doc["markdown"],
+                             metadata={"format": "markdown", "missing_items": doc.get("missing_items", []),
+                                       "articles": doc.get("articles", [])})]

@@ -78,6 +78,7 @@ class SupervisorContext:
             return self._classifier
 
     def get_embedder(self) -> Any:
+        """The process's sentence embedder (the one the runtime configured, else the default)."""
         if self.embedder is None:
             from graphagents.retrieval import load_embedder
 
@@ -85,41 +86,38 @@ class SupervisorContext:
         return self.embedder
 
 
-def open_market(settings: Settings, options: SupervisorOptions, root: Path,
+def open_market(build: Any, options: SupervisorOptions, root: Path,
                 sql_model: BaseChatModel | None) -> tuple[MarketSource, Any]:
-    """The text2sql agent over the transactions database, compiled as a sub-graph."""
-    from graphagents.agents.text2sql.agent_context import AgentContext
-    from graphagents.agents.text2sql.graph import build_graph
-    from graphagents.registry import BuildContext
+    """The registered text2sql agent over the transactions database, built as a sub-graph through
+    its own options (never patched)."""
+    from graphagents.registry import build_subagent
 
     if options.market_db:
         url = options.market_db
         synthetic = bool(options.market_synthetic)
     else:
-        url = f"sqlite:///{data.transactions_sqlite(root, Path(settings.data_dir)).resolve()}"
+        url = f"sqlite:///{data.transactions_sqlite(root, Path(build.settings.data_dir)).resolve()}"
         synthetic = True if options.market_synthetic is None else options.market_synthetic
-    agent = AgentContext.open(settings, {"db": url, "max_rows": 5000})
-    graph = build_graph(agent, BuildContext(sql_model, None, settings, {}))
+    graph = build_subagent("text2sql", build, llm=sql_model, db=url, max_rows=5000)
     return MarketSource(url, synthetic), graph
 
 
 def open_context(build: Any) -> SupervisorContext:
-    """Everything the graph needs, from the runtime's BuildContext (fails fast, one line per problem)."""
-    from graphagents.llm import load_chat_model
+    """Everything the graph needs, from the runtime's BuildContext (fails fast, one line per problem).
 
+    Roles: ``planner``, ``orchestrator``, ``responder`` and ``sql`` (the text2sql sub-agent); each
+    is the agent's model unless ``models={role: ...}`` names another (``"offline"`` included)."""
     from .options import parse_options
 
-    options = parse_options(build.options)
+    typed = build.typed_options
+    options = typed if isinstance(typed, SupervisorOptions) else parse_options(build.options)
     root = data.find_dataset(options.data)
-    llm = build.llm
-    if options.market_llm is None:
-        sql_model = llm
-    else:
-        sql_model = load_chat_model(options.market_llm)
-    models = Models(planner=llm, orchestrator=llm, responder=llm, sql=sql_model)
-    market_source, market_graph = open_market(build.settings, options, root, models.sql)
+    models = Models(planner=build.model("planner"), orchestrator=build.model("orchestrator"),
+                    responder=build.model("responder"), sql=build.model("sql"))
+    embedder = build.embedder if getattr(build, "embedder_factory", None) is not None else None
+    market_source, market_graph = open_market(build, options, root, models.sql)
     return SupervisorContext(
         settings=build.settings, options=options, root=root, models=models, market_source=market_source,
         market_graph=market_graph, loan_rules=load_loan_rules(options.loan_rules),
-        loan_products=data.load_loan_products(root),
+        loan_products=data.load_loan_products(root), embedder=embedder,
     )

@@ -100,7 +100,7 @@ def load_articles(root: Path) -> tuple[Article, ...]:
         articles.append(Article(
             id=row["id"], law=row["law"], law_short=row["law_short"], article_no=row["article_no"],
             title=row.get("title") or "", text=row.get("text") or "", deleted=bool(row.get("deleted")),
-            effective=str(meta.get("시행일자") or ""),
+            effective=str(meta.get("시행일자") or ""), url=str((row.get("source") or {}).get("url") or ""),
         ))
     return tuple(articles)
 

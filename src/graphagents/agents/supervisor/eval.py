@@ -110,13 +110,13 @@ def default_queries() -> Path:
 
 
 def make_model(llm: Any, labels: Sequence[Mapping[str, Any]], root: Path) -> tuple[Any, dict[str, Any]]:
-    """The model and the agent options for ``--llm``: ``oracle`` plans from the labels."""
+    """The model and the per-role models for ``--llm``: ``oracle`` plans from the labels."""
     if llm == "oracle":
         from .oracle import oracle_model
 
         articles = {a.id: a for a in data.load_articles(root)}
         # The SQL sub-agent keeps its offline brain: the oracle speaks the supervisor's prompts only.
-        return oracle_model(labels, articles), {"market_llm": "offline"}
+        return oracle_model(labels, articles), {"sql": "offline"}
     return (llm or "offline"), {}
 
 
@@ -127,20 +127,19 @@ def run_eval(labels: Sequence[Mapping[str, Any]], *, llm: Any = "offline", optio
     from .spec import SPEC
 
     root = data.find_dataset((options or {}).get("data"))
-    model, extra = make_model(llm, labels, root)
-    agent = Agent(SPEC, llm=model, checkpoint_url="memory", **{**extra, **(options or {})})
+    model, roles = make_model(llm, labels, root)
+    agent = Agent(SPEC, llm=model, models=roles, checkpoint_url="memory", **(options or {}))
     name = llm if isinstance(llm, str) or llm is None else type(llm).__name__
     report = Report(str(name), queries_file)
     for label in labels:
-        result = one(agent, model, label)
+        result = one(agent, label)
         report.results.append(result)
         if on_result:
             on_result(result)
     return report
 
 
-def one(agent: Any, model: Any, label: Mapping[str, Any]) -> QueryResult:
-    calls_before = len(getattr(model, "prompts", []) or [])
+def one(agent: Any, label: Mapping[str, Any]) -> QueryResult:
     start = time.perf_counter()
     reply = agent.session().send(str(label["query"]))
     seconds = time.perf_counter() - start
@@ -164,7 +163,7 @@ def one(agent: Any, model: Any, label: Mapping[str, Any]) -> QueryResult:
         scopes_correct=set(search_task.get("scopes") or []) == set(label.get("search_scopes") or []),
         required_citations=required, cited=cited, citation_recall=recall,
         team_runs=len(state.get("team_runs") or []),
-        model_calls=len(getattr(model, "prompts", []) or []) - calls_before,
+        model_calls=reply.usage.model_calls,
         decisions=[f"{d['action']}/{d['source']}" for d in state.get("decisions") or []],
         caps_hit=list(state.get("caps_hit") or []), external_facts=ext,
         external_acknowledged=any(w in reply.text for w in ACK) if ext else None,

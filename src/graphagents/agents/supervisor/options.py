@@ -1,4 +1,6 @@
-"""The supervisor's options: validated once at load time, one clear line for a bad value."""
+"""The supervisor's options (``ga.load("supervisor", **options)``, ``-o key=value``), validated by the
+runtime at load time. Models are per role, not options: ``models={"planner": ..., "orchestrator":
+..., "responder": ..., "sql": ...}`` (the ``sql`` role drives the text2sql sub-agent)."""
 
 from __future__ import annotations
 
@@ -21,19 +23,12 @@ class SupervisorOptions(BaseModel):
                                                      "postgresql://... (default: the synthetic data in SQLite)")
     market_synthetic: bool | None = Field(None, description="whether market_db holds our synthetic table "
                                                             "(default: true for the built-in one, false otherwise)")
-    market_llm: str | None = Field(None, description='model of the text2sql sub-agent: "offline" or provider:model '
-                                                     "(default: the supervisor's model)")
     loan_rules: str | None = Field(None, description="YAML loan rules file (default: the bundled one)")
     law_store: str | None = Field(None, description="statute index: unset = embedded under DATA_DIR, "
                                                     "postgresql://... = pgvector")
     max_rounds: int = Field(6, ge=1, le=MAX_ROUNDS_LIMIT, description="orchestration rounds per question")
     max_team_runs: int = Field(3, ge=1, le=10, description="runs of one team per question")
     parallel: bool = Field(True, description="run independent teams in parallel when the plan says so")
-
-
-OPTIONS_HELP: dict[str, str] = {
-    name: str(field.description) for name, field in SupervisorOptions.model_fields.items()
-}
 
 
 def parse_options(raw: Mapping[str, Any]) -> SupervisorOptions:

@@ -46,7 +46,7 @@ class TeamStepOut(BaseModel):
     reason: str = ""
     scopes: list[Literal["laws", "market", "loans"]] = []
     keywords: list[str] = []
-    uses: list[Literal["search", "analysis", "document"]] = []
+    uses: list[Literal["search", "analysis", "document"]] | None = None  # None: the usual hand-offs
 
 
 class PlanOut(BaseModel):
@@ -88,7 +88,8 @@ def build_plan(steps: Sequence[Mapping[str, Any]], strategy: str) -> dict[str, A
         if team in seen:
             continue
         seen.add(team)
-        uses = [u for u in step.get("uses") or default_uses(team) if u != team]
+        given = step.get("uses")
+        uses = [u for u in (default_uses(team) if given is None else given) if u != team]
         after = [a for a in step.get("after") or uses if a != team]
         task: TeamTask = {"id": f"{team}#1", "team": team, "reason": str(step.get("reason") or ""), "origin": "plan",
                           "after": after, "inputs_from": list(uses),

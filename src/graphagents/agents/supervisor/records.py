@@ -22,6 +22,7 @@ class Article:
     text: str
     deleted: bool = False
     effective: str = ""  # 시행일자 of the law version, when known
+    url: str = ""  # the official page of the law (law.go.kr)
 
     @property
     def citation(self) -> str:

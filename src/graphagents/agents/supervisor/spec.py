@@ -8,7 +8,7 @@ from typing import Any
 from graphagents.registry import AgentSpec, SessionContext
 
 from .graph import build
-from .options import MAX_ROUNDS_LIMIT, OPTIONS_HELP
+from .options import MAX_ROUNDS_LIMIT, SupervisorOptions
 
 STEP_CAP = 3 * MAX_ROUNDS_LIMIT + 8
 """initialize, planning, three steps per round at the largest round cap, aggregate, respond, margin."""
@@ -38,7 +38,6 @@ def public_state(values: Mapping[str, Any]) -> dict[str, Any]:
         "citations": [c["id"] for c in agg.get("citations") or []],
         "missing": agg.get("missing") or [],
         "sources": agg.get("sources") or [],
-        "artifacts": values.get("artifacts") or [],
         "reply": values.get("reply", ""),
     }
 
@@ -66,7 +65,7 @@ SPEC = AgentSpec(
     public_state=public_state,
     step_cap=STEP_CAP,
     chat_fields=("finish_reason", "completed_teams"),
-    options_help=OPTIONS_HELP,
+    options_model=SupervisorOptions,
     cli=_cli,
     eval_cli=_eval_cli,
 )

@@ -10,6 +10,7 @@ from langgraph.graph import END, START, StateGraph
 
 from graphagents.events import ToolCallEvent, ToolResultEvent, emit
 
+from ..aggregate import analysis_artifacts, loan_artifacts
 from ..analysis.runner import run_analysis
 from ..context import SupervisorContext
 from ..state import TeamInput, TeamOutput
@@ -38,7 +39,8 @@ def build_analysis_team(ctx: SupervisorContext) -> Any:
         record = run_record(task, status="ok" if n else "empty", count=n, info=info,
                             summary=f"계산 {n}건" + (f" — {out['insights'][0]}" if out["insights"] else ""),
                             output=out, seconds=time.perf_counter() - started)
-        return team_output(record)
+        return team_output(record, analysis_artifacts(out) + loan_artifacts(
+            next((c["result"] for c in out["computations"] if c["kind"] == "loan"), None)))
 
     g = StateGraph(TeamState, input_schema=TeamInput, output_schema=TeamOutput)
     g.add_node("analyse", analyse)

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from graphagents.artifacts import Artifact
+from graphagents.events import StateUpdateEvent, emit
 
 from ..state import TeamInput, TeamOutput, TeamTask
 
@@ -35,7 +38,13 @@ def run_record(task: TeamTask, *, status: str, count: int, info: Iterable[str], 
     }
 
 
-def team_output(record: dict[str, Any]) -> dict[str, Any]:
-    """The keys a team writes into the supervisor's state (reducers merge parallel runs)."""
+def team_output(record: dict[str, Any], artifacts: Sequence[Artifact] = ()) -> dict[str, Any]:
+    """The keys a team writes into the supervisor's state (reducers merge parallel runs).
+
+    The run and its artifacts also go out at once as a ``state_update`` event, so a page shows each
+    team's output while the others are still working."""
+    emit(StateUpdateEvent({"team_result": {k: record[k] for k in ("id", "team", "status", "count", "summary",
+                                                                  "seconds", "error")},
+                           "artifacts": [a.to_dict() for a in artifacts]}))
     return {"team_runs": [record], "team_results": {record["team"]: record["output"]},
             "completed_teams": [record["team"]]}

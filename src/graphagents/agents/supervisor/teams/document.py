@@ -10,6 +10,7 @@ from langgraph.graph import END, START, StateGraph
 
 from graphagents.events import ToolCallEvent, ToolResultEvent, emit
 
+from ..aggregate import document_artifacts
 from ..context import SupervisorContext
 from ..documents import compose_document
 from ..state import TeamInput, TeamOutput
@@ -35,7 +36,7 @@ def build_document_team(ctx: SupervisorContext) -> Any:
                             info=[f"doc:{doc['template']}:{digest(doc['markdown'])}"],
                             summary=f"{doc['title']} 초안(근거 조문 {len(doc['articles'])}개)", output=doc,
                             seconds=time.perf_counter() - started)
-        return team_output(record)
+        return team_output(record, document_artifacts(doc))
 
     g = StateGraph(TeamState, input_schema=TeamInput, output_schema=TeamOutput)
     g.add_node("draft", draft)

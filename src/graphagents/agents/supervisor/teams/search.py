@@ -13,6 +13,7 @@ from langgraph.types import Send
 
 from graphagents.events import DecisionEvent, ToolCallEvent, ToolResultEvent, emit
 
+from ..aggregate import citation_artifact, loan_artifacts, market_artifacts
 from ..context import SupervisorContext
 from ..offline.lexicon import lexicon, normalise
 from ..state import TeamInput, TeamOutput, merge_or_reset
@@ -128,7 +129,10 @@ def build_search_team(ctx: SupervisorContext) -> Any:
         record = run_record(task, status=status, count=count, info=info, summary=", ".join(parts) or "결과 없음",
                             output=found, seconds=time.perf_counter() - state.get("started", time.perf_counter()),
                             error="; ".join(errors))
-        return team_output(record)
+        laws_found = (found.get("laws") or {}).get("hits", [])
+        live = [citation_artifact(h) for h in laws_found if h.get("relevant")] + market_artifacts(found.get("market"))
+        live += loan_artifacts(found.get("loans"))
+        return team_output(record, live)
 
     g = StateGraph(SearchState, input_schema=TeamInput, output_schema=TeamOutput)
     g.add_node("select_tools", select_tools)

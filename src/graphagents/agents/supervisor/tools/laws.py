@@ -68,7 +68,7 @@ def law_query(query: str, keywords: Sequence[str], *, broaden: bool) -> str:
 def hit_dict(article: Article, score: float, how: str) -> dict[str, Any]:
     return {"id": article.id, "citation": article.citation, "law": article.law, "article_no": article.article_no,
             "title": article.title, "text": article.text, "score": round(float(score), 4), "match": how,
-            "effective": article.effective}
+            "effective": article.effective, "url": article.url}
 
 
 def merge_hits(groups: Iterable[list[dict[str, Any]]], limit: int) -> list[dict[str, Any]]:
