@@ -62,7 +62,7 @@ PUBLIC_MODULES = {
     "agents", "artifacts", "cli", "errors", "events", "registry", "runtime", "server", "settings", "steps", "store",
     "usage",
     # shared packages other work streams own (docs/INTERFACES): listed so that adding one is a decision
-    "cache", "korean", "llm", "retrieval", "sandbox", "testing", "toolloop",
+    "cache", "korean", "llm", "prompts", "retrieval", "sandbox", "testing", "toolloop",
 }
 
 
