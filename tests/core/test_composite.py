@@ -8,11 +8,11 @@ import uuid
 from typing import Any, TypedDict
 
 import pytest
-from example_agent import EchoModel
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import interrupt
 
 import graphagents as ga
+from example_agent import EchoModel
 from graphagents import _connections
 from graphagents.artifacts import ChartArtifact, CitationArtifact, TableArtifact
 from graphagents.events import FinalEvent, StepEvent, ToolCallEvent
