@@ -110,3 +110,10 @@ def test_a_greeting_is_answered_without_teams() -> None:
     reply = ask(script, query="안녕하세요")
     assert reply.state["team_runs"] == [] and reply.state["finish_reason"] == "direct"
     assert "부동산" in reply.text and script.asked["orchestrate"] == []
+
+
+def test_the_fixed_pipeline_runs_every_planned_team_without_asking() -> None:
+    script = Script([THREE], [decision("skip_remaining")])
+    reply = ask(script, orchestration="fixed")
+    assert reply.state["completed_teams"] == ["search", "analysis", "document"]
+    assert script.asked["orchestrate"] == [] and reply.usage.model_calls == 2  # plan and response only

@@ -5,7 +5,7 @@ runtime at load time. Models are per role, not options: ``models={"planner": ...
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -29,6 +29,9 @@ class SupervisorOptions(BaseModel):
     max_rounds: int = Field(6, ge=1, le=MAX_ROUNDS_LIMIT, description="orchestration rounds per question")
     max_team_runs: int = Field(3, ge=1, le=10, description="runs of one team per question")
     parallel: bool = Field(True, description="run independent teams in parallel when the plan says so")
+    orchestration: Literal["adaptive", "fixed"] = Field(
+        "adaptive", description='"fixed" is the note\'s original pipeline (run every planned team, no decisions), '
+                                "kept as the baseline the bench compares against")
 
 
 def parse_options(raw: Mapping[str, Any]) -> SupervisorOptions:

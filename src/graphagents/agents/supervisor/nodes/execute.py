@@ -30,6 +30,7 @@ def _stop(state: MainSupervisorState, source: str, reason: str) -> dict[str, Any
 
 def make_execute_teams(ctx: SupervisorContext) -> Any:
     max_rounds, max_team_runs = ctx.options.max_rounds, ctx.options.max_team_runs
+    fixed = ctx.options.orchestration == "fixed"  # the note's pipeline: no second look after a thin result
 
     def execute_teams(state: MainSupervisorState) -> dict[str, Any]:
         batch_ids = {t["id"] for t in state.get("current_batch") or []}
@@ -39,7 +40,8 @@ def make_execute_teams(ctx: SupervisorContext) -> Any:
         new = sorted({k for r in done for k in r["info"]} - seen)
         idle = 0 if new else int(state.get("idle_rounds", 0)) + 1
         rounds = int(state.get("rounds", 0)) + 1
-        low = [r["team"] for r in done if r.get("low_yield") and run_counts(runs)[r["team"]] < max_team_runs]
+        low = [r["team"] for r in done if r.get("low_yield") and run_counts(runs)[r["team"]] < max_team_runs
+               and not fixed]
         emit(StateUpdateEvent({"round": rounds, "team_runs": [
             {k: r[k] for k in ("id", "team", "status", "count", "summary", "seconds", "error")} for r in done],
             "new_information": len(new)}))

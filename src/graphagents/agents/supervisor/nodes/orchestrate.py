@@ -61,6 +61,7 @@ def ask_model(ctx: SupervisorContext, state: MainSupervisorState, limits: Limits
 
 def make_orchestrate(ctx: SupervisorContext) -> Any:
     limits = Limits(ctx.options.max_rounds, ctx.options.max_team_runs)
+    fixed = ctx.options.orchestration == "fixed"
 
     def orchestrate(state: MainSupervisorState) -> dict[str, Any]:
         runs = state.get("team_runs") or []
@@ -73,6 +74,8 @@ def make_orchestrate(ctx: SupervisorContext) -> Any:
                                 source="step_cap")
         elif not runs:
             decision = Decision("continue", "첫 단계는 계획대로 시작합니다", source="plan")
+        elif fixed:
+            decision = Decision("continue", "고정 파이프라인: 계획된 팀을 모두 실행합니다", source="plan")
         elif ctx.models.orchestrator is not None:
             decision = ask_model(ctx, state, limits)
         else:
