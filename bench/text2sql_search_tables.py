@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from graphagents.agents.text2sql.db import ColumnInfo, ForeignKey, SchemaInfo, TableInfo
-from graphagents.agents.text2sql.embeddings import get_embedder
 from graphagents.agents.text2sql.schema.model import segment_texts, table_segments
 from graphagents.agents.text2sql.schema.store import load_embedded, load_snapshot, snapshot_dir
+from graphagents.retrieval import load_embedder
 
 DOMAINS = [("customer", "고객"), ("order", "주문"), ("product", "상품"), ("invoice", "청구서"), ("shipment", "배송"),
            ("warehouse", "창고"), ("supplier", "공급사"), ("employee", "직원"), ("payment", "결제"),
@@ -68,14 +68,14 @@ def pct(values: list[float], p: float) -> float:
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
-    embedder = get_embedder()
-    embedder.encode(QUERIES)  # load the model and cache the query vectors outside the timings
+    embedder = load_embedder()
+    embedder.embed(QUERIES)  # load the model and cache the query vectors outside the timings
     schema = synthetic_schema(n)
     data_dir = Path(os.environ.get("GRAPHAGENTS_DATA_DIR", ".data")) / "bench"
     t0 = time.perf_counter()
     graph = load_embedded(schema, fingerprint=f"bench-{n}", data_dir=data_dir, embedder=embedder)
     build_s = time.perf_counter() - t0
-    snapshot = load_snapshot(snapshot_dir(data_dir), f"bench-{n}")
+    snapshot = load_snapshot(snapshot_dir(data_dir), f"bench-{n}", embedder.name)
     assert snapshot is not None
     vectors = {t: snapshot.vectors[t] for t in segment_texts([graph.table(x) for x in graph.table_names()])}
     print(f"schema: {n} tables, {sum(len(t.columns) for t in schema.tables)} columns, {len(vectors)} texts; "
@@ -87,7 +87,7 @@ def main() -> None:
             t = time.perf_counter()
             graph.search_tables(q, k=5)
             fast.append((time.perf_counter() - t) * 1000)
-            qv = embedder.encode([q])[0]
+            qv = embedder.embed_one(q)
             t = time.perf_counter()
             scan = linear_scan(graph, vectors, qv, 5)
             slow.append((time.perf_counter() - t) * 1000)
