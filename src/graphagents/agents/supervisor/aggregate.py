@@ -16,7 +16,7 @@ from graphagents.artifacts import (
     TableArtifact,
 )
 
-MAX_LAW_CITATIONS = 5
+MAX_LAW_CITATIONS = 3
 EXTERNAL_HINTS = ("시행령", "시행규칙", "조례", "대통령령")
 
 

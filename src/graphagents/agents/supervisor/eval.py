@@ -73,6 +73,8 @@ class Report:
             "run_accuracy": self._mean([r.run_correct for r in rs]),
             "scope_accuracy": self._mean([r.scopes_correct for r in rs]),
             "citation_recall": round(found / required, 4) if required else 1.0,
+            "citation_precision": round(found / cited, 4) if (cited := sum(
+                len(r.cited) for r in rs if r.required_citations)) else 1.0,
             "citations_required": required, "citations_found": found,
             "correct": sum(r.correct for r in rs),
             "team_runs_mean": self._mean([r.team_runs for r in rs]),
@@ -90,7 +92,8 @@ class Report:
         j = self.to_json()
         lines = [f"# supervisor evaluation ({self.llm})", "", f"Queries: `{self.queries_file}` (n={j['n']})", "",
                  "| metric | value |", "| --- | --- |"]
-        for key in ("plan_accuracy", "run_accuracy", "scope_accuracy", "citation_recall", "correct",
+        for key in ("plan_accuracy", "run_accuracy", "scope_accuracy", "citation_recall", "citation_precision",
+                    "correct",
                     "team_runs_mean", "model_calls_mean", "stalls", "caps_hit", "external_facts_acknowledged",
                     "errors", "seconds_mean"):
             lines.append(f"| {key} | {j[key]} |")

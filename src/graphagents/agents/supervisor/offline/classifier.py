@@ -134,7 +134,7 @@ class PlanningClassifier:
         if doc:
             teams.append("document")
             reasons["document"] = "문서 작성 요청 표현이 있음"
-        intent = _intent(scopes, teams, knn_intent)
+        intent = _intent(scopes, [t for t in teams if t not in optional], knn_intent)
         confidence = _confidence(teams, scopes, near, weights, total)
         return PlanGuess(intent, tuple(teams), tuple(scopes), confidence, tuple(optional), reasons, shown,
                          document_uses_analysis=doc and "analysis" in teams and bool(_DOC_NEEDS_ANALYSIS.search(text)))

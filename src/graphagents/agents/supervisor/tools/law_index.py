@@ -53,4 +53,7 @@ class LawIndex:
             relevant = best > 0 and (h.bm25_score or 0.0) >= RELEVANT_SHARE * best
             found.append({**hit_dict(self.articles[h.id], h.score, "hybrid"), "relevant": relevant,
                           "bm25_rank": h.bm25_rank, "dense_rank": h.dense_rank})
+        # Named articles first, then lexically relevant hits by BM25 rank (the evidence that they speak
+        # of what was asked), then the rest in fused order.
+        found.sort(key=lambda f: (f["match"] != "named", not f["relevant"], f.get("bm25_rank") or 10**6))
         return {"hits": found, "relevant": sum(1 for f in found if f["relevant"]), "query": text}

@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from graphagents.korean import morphemes
+
 from ..records import Article
 
 PACKAGE = "graphagents.agents.supervisor"
@@ -36,10 +38,14 @@ def legal_terms() -> dict[str, list[str]]:
 
 
 def expand(text: str, *, broaden: bool = False) -> list[str]:
-    """Statute terms for the colloquial words in ``text`` (all of them when broadening)."""
+    """Statute terms for the colloquial words in ``text`` (all of them when broadening).
+
+    A word matches as written ("안 돌려") or as a lemma ("올릴" is the verb 올리다), so one entry
+    covers every conjugation."""
+    lemmas = set(morphemes(text))
     out: list[str] = []
     for word, terms in legal_terms().items():
-        if word in text:
+        if word in text or word in lemmas:
             out += [t for t in (terms if broaden else terms[:2]) if t not in out and t not in text]
     return out
 
