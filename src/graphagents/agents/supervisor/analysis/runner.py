@@ -7,6 +7,7 @@ were really given (by the user or by another team's output) and reports what it 
 from __future__ import annotations
 
 import re
+import statistics
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -119,7 +120,7 @@ def _market(text: str, entities: Mapping[str, Any], txs: list[Transaction],
     sales = [t.amount_manwon for t in chosen if t.deal_type == "매매"]
     if not sales:
         sales = [t.amount_manwon for t in txs if t.deal_type == "매매" and (not region or t.sigungu == region)]
-    return sorted(sales)[len(sales) // 2] if sales else None
+    return round(statistics.median(sales)) if sales else None
 
 
 def _lease(text: str, entities: Mapping[str, Any], out: list[dict[str, Any]], missing: list[str]) -> None:

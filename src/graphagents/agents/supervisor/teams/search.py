@@ -22,6 +22,7 @@ from ..tools.market import run_market
 from .base import TeamState, digest, run_record, team_output
 
 TOOLS = ("laws", "market", "loans")
+_TENANCY = re.compile(r"세입자|임차|임대|전세|월세|보증금|갱신|집주인")
 
 
 class SearchState(TeamState, total=False):
@@ -67,7 +68,9 @@ def build_search_team(ctx: SupervisorContext) -> Any:
         keywords = list(task.get("keywords") or [])
         emit(ToolCallEvent("law_search", {"query": state["query"], "keywords": keywords,
                                           "broaden": bool(task.get("broaden"))}, task["id"]))
-        result = ctx.laws.search(state["query"], keywords, broaden=bool(task.get("broaden")))
+        entities = (state.get("intent") or {}).get("entities") or {}
+        sale_only = entities.get("deal_type") == "매매" and not _TENANCY.search(normalise(state["query"]))
+        result = ctx.laws.search(state["query"], keywords, broaden=bool(task.get("broaden")), sale_only=sale_only)
         emit(ToolResultEvent("law_search", True, f"조문 {len(result['hits'])}건 (관련 {result['relevant']}건)",
                              {"ids": [h["id"] for h in result["hits"]]}, task["id"]))
         return {"found": {"laws": result}}

@@ -20,6 +20,7 @@ from .laws import article_refs, hit_dict, law_query
 STORE_NAME = "supervisor_statutes"
 K = 6
 K_BROAD = 10
+LEASE_LAWS = frozenset({"주임법", "민법"})
 RELEVANT_SHARE = 0.35
 """A hit's BM25 score must reach this share of the best BM25 score of the query to be relevant."""
 
@@ -39,8 +40,12 @@ class LawIndex:
                      for a in articles if not a.deleted)
         return cls(articles, store)
 
-    def search(self, query: str, keywords: Sequence[str] = (), *, broaden: bool = False) -> dict[str, Any]:
-        """Named articles first, then hybrid hits; ``relevant`` counts what the orchestrator may trust."""
+    def search(self, query: str, keywords: Sequence[str] = (), *, broaden: bool = False,
+               sale_only: bool = False) -> dict[str, Any]:
+        """Named articles first, then hybrid hits; ``relevant`` counts what the orchestrator may trust.
+
+        ``sale_only`` (a purchase question with no tenant in it): lease articles may still be found,
+        but they do not count as relevant, so a sale is not answered with the lease statute."""
         text = law_query(query, keywords, broaden=broaden)
         found: list[dict[str, Any]] = []
         for aid in article_refs(" ".join([query, *keywords]), self.articles):
@@ -51,6 +56,8 @@ class LawIndex:
             if any(f["id"] == h.id for f in found) or h.id not in self.articles:
                 continue
             relevant = best > 0 and (h.bm25_score or 0.0) >= RELEVANT_SHARE * best
+            if sale_only and self.articles[h.id].law_short in LEASE_LAWS:
+                relevant = False
             found.append({**hit_dict(self.articles[h.id], h.score, "hybrid"), "relevant": relevant,
                           "bm25_rank": h.bm25_rank, "dense_rank": h.dense_rank})
         # Named articles first, then lexically relevant hits by BM25 rank (the evidence that they speak
