@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
 from server.live_server import LiveServer
 
 pytestmark = pytest.mark.browser

@@ -102,8 +102,8 @@ def select(txs: Sequence[Transaction], *, deal_type: str | None = None, sigungu:
     """Filter rows and say which filters applied (the period is relative to the latest month present)."""
     applied: dict[str, Any] = {}
     out = list(txs)
-    if deal_type:
-        out = [t for t in out if t.deal_type == deal_type]
+    if deal_type:  # rows of a table without a deal-type column ("") are kept: their type is unknown
+        out = [t for t in out if t.deal_type in (deal_type, "")]
         applied["deal_type"] = deal_type
     if sigungu:
         out = [t for t in out if not t.sigungu or t.sigungu == sigungu]
@@ -137,7 +137,7 @@ def price_stats(txs: Sequence[Transaction], by: str = "size") -> list[dict[str, 
     for (deal, key), items in sorted(groups.items()):
         amounts = [t.amount_manwon for t in items]
         per_pyeong = [t.amount_manwon / (t.area_m2 / PYEONG_M2) for t in items]
-        out.append({"deal_type": deal, "group": key, **_summary(amounts),
+        out.append({"deal_type": deal or "거래", "group": key, **_summary(amounts),
                     "per_3_3m2_median": round(statistics.median(per_pyeong)),
                     "period": [min(t.contract_ym for t in items), max(t.contract_ym for t in items)]})
     return out

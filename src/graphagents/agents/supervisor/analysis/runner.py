@@ -92,6 +92,8 @@ def _market(text: str, entities: Mapping[str, Any], txs: list[Transaction],
     relaxed: list[str] = []
     if entities.get("area"):
         relaxed.append(str(entities["area"].get("basis") or ""))
+    if any(not t.deal_type for t in chosen):
+        relaxed.append("거래 유형(매매/전세) 열이 없는 테이블이라 유형을 구분하지 않았습니다")
     if len(chosen) < 3 and months:
         chosen, applied = market.select(txs, deal_type=None if wants_ratio else deal, sigungu=region,
                                         area_range=area)

@@ -90,13 +90,18 @@ def compose(query: str, agg: Mapping[str, Any]) -> str:
     if notes:
         lines += [""] + notes
     finish = agg.get("finish_reason")
-    if finish in ("stall", "round_cap", "step_cap"):
+    if finish == "stall":
+        lines += ["", "(다시 찾아도 새로운 정보가 나오지 않아 남은 단계를 생략하고 지금까지의 결과로 답했습니다.)"]
+    elif finish in ("round_cap", "step_cap"):
         lines += ["", "(처리 한도에 도달해 일부 단계를 생략하고 지금까지의 결과로 답했습니다.)"]
     if citations:
         lines += ["", "근거 조문: " + ", ".join(c["citation"] for c in citations)]
     if not lines:
         return "관련 자료를 찾지 못했어요. 질문을 조금 더 구체적으로(지역, 금액, 계약 상황) 알려 주시겠어요?"
     head = _headline(kind)
+    if kind.startswith("market") and not any(c["kind"] == "price_stats" for c in comps) and not (
+            market and market.get("rows")):
+        head = "요청하신 시세를 조회하지 못했습니다."
     return (head + "\n\n" if head else "") + "\n".join(lines).strip()
 
 

@@ -50,5 +50,10 @@ def run_market(graph: Any, source: MarketSource, query: str, entities: Mapping[s
     state = graph.invoke({"user_input": question, "session_options": {}}, config)
     table = state.get("table") or None
     rows = len(table["rows"]) if table else 0
-    return {"question": question, "sql": state.get("sql"), "status": state.get("status", ""),
-            "table": table, "rows": rows, "reply": state.get("reply", ""), "source": source.describe()}
+    reply = str(state.get("reply", ""))
+    out = {"question": question, "sql": state.get("sql"), "status": state.get("status", ""),
+           "table": table, "rows": rows, "reply": reply, "source": source.describe()}
+    if not state.get("sql"):  # the sub-agent declined: its reason is what the user needs to know
+        out["missing"] = [f"시세 데이터 — 시세 조회 에이전트(text2sql)가 '{question}'에 답하지 못함: "
+                          f"{' '.join(reply.split())[:160]}"]
+    return out
