@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from graphagents.retrieval import Document, Store, open_store
+from graphagents.retrieval import Document, Store, UpsertResult, open_store
 
 from ..records import Article
 from .laws import article_refs, hit_dict, law_query
@@ -26,19 +26,20 @@ RELEVANT_SHARE = 0.35
 
 
 class LawIndex:
-    def __init__(self, articles: Sequence[Article], store: Store) -> None:
+    def __init__(self, articles: Sequence[Article], store: Store, built: UpsertResult | None = None) -> None:
         self.articles = {a.id: a for a in articles}
         self.store = store
+        self.built = built  # what opening changed: nothing when the index was already up to date
 
     @classmethod
     def open(cls, articles: Sequence[Article], url: str | None, embedder: Any, *, data_dir: Path) -> LawIndex:
         """Open (or build) the index; re-adding unchanged articles is a no-op (content hashes)."""
         location = url or f"file://{Path(data_dir).resolve() / 'retrieval'}"
         store = open_store(location, STORE_NAME, embedder)
-        store.upsert(Document(a.id, a.text, {"title": f"{a.law} {a.article_no} {a.title}", "law": a.law,
-                                             "article_no": a.article_no})
-                     for a in articles if not a.deleted)
-        return cls(articles, store)
+        built = store.upsert(Document(a.id, a.text, {"title": f"{a.law} {a.article_no} {a.title}", "law": a.law,
+                                                     "article_no": a.article_no})
+                             for a in articles if not a.deleted)
+        return cls(articles, store, built)
 
     def search(self, query: str, keywords: Sequence[str] = (), *, broaden: bool = False,
                sale_only: bool = False) -> dict[str, Any]:
