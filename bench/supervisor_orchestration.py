@@ -1,6 +1,6 @@
 """The note's fixed pipeline against adaptive orchestration, on the labelled dev queries.
 
-    .venv/bin/python bench/supervisor_orchestration.py [--queries FILE] [--limit N] [--seed S]
+    .venv/bin/python bench/supervisor_orchestration.py [--queries FILE] [--limit N] [--seeds N]
 
 Both sides run the real supervisor graph (real teams, real data) in this process with the same
 simulated planner, an LLM whose plans err at stated rates; the adaptive side adds a simulated
@@ -62,12 +62,21 @@ def lognormal(rng: random.Random, median: float) -> float:
     return median * rng.lognormvariate(0.0, SIGMA)
 
 
+@dataclass(frozen=True)
+class Errors:
+    over: float = P_OVERPLAN
+    under: float = P_UNDERPLAN
+    scope: float = P_SCOPE_MISS
+    orchestrator: float = P_ORCH_ERROR
+
+
 class Simulated:
     """The planner (both sides) and the orchestrator (adaptive side) as one function model."""
 
-    def __init__(self, labels: Sequence[Mapping[str, Any]], articles: Mapping[str, Any], seed: int) -> None:
+    def __init__(self, labels: Sequence[Mapping[str, Any]], articles: Mapping[str, Any], seed: int,
+                 errors: Errors) -> None:
         self.by_query = {" ".join(str(q["query"]).split()): q for q in labels}
-        self.articles, self.seed = articles, seed
+        self.articles, self.seed, self.errors = articles, seed, errors
 
     def label(self, query: str) -> Mapping[str, Any]:
         return self.by_query[" ".join(query.split())]
@@ -89,15 +98,15 @@ class Simulated:
         out = plan_for(label, self.articles)
         teams = out["teams"]
         present = {t["team"] for t in teams}
-        if rng.random() < P_OVERPLAN and len(present) < 3:
+        if rng.random() < self.errors.over and len(present) < 3:
             extra = "analysis" if "analysis" not in present else "document"
             teams.append({"team": extra, "reason": "과잉 계획", "uses": ["search"]})
-        if rng.random() < P_UNDERPLAN:
+        if rng.random() < self.errors.under:
             needed = [t for t in teams if t["team"] != "search"]
             if needed:
                 teams.remove(rng.choice(needed))
         search = teams[0]
-        if rng.random() < P_SCOPE_MISS and len(search["scopes"]) > 1:
+        if rng.random() < self.errors.scope and len(search["scopes"]) > 1:
             search["scopes"] = [s for s in search["scopes"] if s != rng.choice(search["scopes"])]
         out["strategy"] = "parallel"
         return out
@@ -109,7 +118,7 @@ class Simulated:
         done = set(re.findall(r"^- (\w+)#", summary, re.M))
         needed = set(label["teams"])
         rng = rng_for(self.seed, "decide", label["id"], len(re.findall(r"^- ", summary, re.M)))
-        if rng.random() < P_ORCH_ERROR:
+        if rng.random() < self.errors.orchestrator:
             return {"action": rng.choice(["continue", "skip_remaining", "add_agent"]), "next_agent": "search",
                     "reasoning": "(simulated error)"}
         scopes = set(label.get("search_scopes") or []) | ({"laws"} if label.get("required_citations") else set())
@@ -167,10 +176,14 @@ def trace_cost(label: Mapping[str, Any], reply: Any, seed: int, prompts: list[tu
     return Cost(len(runs), calls, wall, usd, complete)
 
 
-def run_side(mode: str, labels: Sequence[Mapping[str, Any]], articles: Mapping[str, Any], seed: int) -> list[Cost]:
-    sim = Simulated(labels, articles, seed)
+SIDES = {"fixed (note)": {"orchestration": "fixed"}, "adaptive": {}, "adaptive+review": {"review_last": True}}
+
+
+def run_side(options: Mapping[str, Any], labels: Sequence[Mapping[str, Any]], articles: Mapping[str, Any],
+             seed: int, errors: Errors) -> list[Cost]:
+    sim = Simulated(labels, articles, seed, errors)
     model = FunctionChatModel(function=sim)
-    agent = ga.load("supervisor", model, models={"sql": "offline"}, checkpoint_url="memory", orchestration=mode)
+    agent = ga.load("supervisor", model, models={"sql": "offline"}, checkpoint_url="memory", **options)
     out = []
     for label in labels:
         before = len(model.prompts)
@@ -203,20 +216,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--queries", default=None)
     parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--seeds", type=int, default=3, help="independent draws of errors and latencies")
     args = parser.parse_args()
     root = data.find_dataset()
     labels = data.load_queries(root / data.QUERIES if args.queries is None else Path(args.queries))[: args.limit]
     articles = {a.id: a for a in data.load_articles(root)}
-    print(f"{len(labels)} labelled queries; planner errors: over {P_OVERPLAN:.0%}, under {P_UNDERPLAN:.0%}, "
-          f"scope {P_SCOPE_MISS:.0%}; orchestrator errors {P_ORCH_ERROR:.0%}; seed {args.seed}")
-    fixed = summary(run_side("fixed", labels, articles, args.seed))
-    adaptive = summary(run_side("adaptive", labels, articles, args.seed))
-    print(f"{'metric':<20}{'fixed (note)':>14}{'adaptive':>12}{'ratio':>8}")
-    for key in fixed:
-        ratio = adaptive[key] / fixed[key] if fixed[key] else float("nan")
-        print(f"{key:<20}{fixed[key]:>14.3f}{adaptive[key]:>12.3f}{ratio:>8.2f}")
-
+    scenarios = {"noisy planner, orchestrator errs 10%": Errors(),
+                 "noisy planner, orchestrator never errs": Errors(orchestrator=0.0),
+                 "exact planner, orchestrator errs 10%": Errors(0.0, 0.0, 0.0, P_ORCH_ERROR)}
+    for name, errors in scenarios.items():
+        print(f"\n== {name}: {len(labels)} labelled queries x {args.seeds} seeds; planner errors over "
+              f"{errors.over:.0%}, under {errors.under:.0%}, scope {errors.scope:.0%}; orchestrator errors "
+              f"{errors.orchestrator:.0%}")
+        results = {side: summary([c for seed in range(args.seeds)
+                                  for c in run_side(opts, labels, articles, seed, errors)])
+                   for side, opts in SIDES.items()}
+        base = results["fixed (note)"]
+        print(f"{'metric':<20}" + "".join(f"{side:>18}" for side in results) + "   ratios vs fixed")
+        for key in base:
+            ratios = " ".join(f"{results[side][key] / base[key]:.2f}" if base[key] else "nan"
+                              for side in list(results)[1:])
+            print(f"{key:<20}" + "".join(f"{results[side][key]:>18.3f}" for side in results) + f"   {ratios}")
 
 if __name__ == "__main__":
     main()

@@ -117,3 +117,30 @@ def test_the_fixed_pipeline_runs_every_planned_team_without_asking() -> None:
     reply = ask(script, orchestration="fixed")
     assert reply.state["completed_teams"] == ["search", "analysis", "document"]
     assert script.asked["orchestrate"] == [] and reply.usage.model_calls == 2  # plan and response only
+
+
+def test_a_planner_that_returns_garbage_falls_back_to_the_offline_plan_and_says_so() -> None:
+    script = Script([GARBAGE], [decision("continue")])
+    reply = ask(script)
+    assert reply.state["plan_method"] == "fallback"
+    assert len(script.asked["plan"]) == 2  # the answer and one repair request
+    plan_event = next(e for e in events_of(reply, "plan"))
+    assert "ModelOutputError" in plan_event.details["error"] and plan_event.details["method"] == "fallback"
+    assert {"search", "analysis", "document"} == set(reply.state["completed_teams"])  # the offline plan ran
+
+
+def test_the_models_entities_are_used_over_the_offline_ones() -> None:
+    plan_json = plan(MARKET, ANALYSIS).replace('"entities": {}', '"entities": {"sigungu": "마포구"}')
+    reply = ask(Script([plan_json], [decision("continue")]), query="아파트 매매 시세 알려줘")
+    (sql,) = [a for a in reply.artifacts if a.kind == "sql"]
+    assert "마포구" in sql.sql
+
+
+def test_review_last_lets_the_orchestrator_add_a_team_the_plan_missed() -> None:
+    script = Script([plan(MARKET)], [decision("add_agent", "통계가 필요함", next_agent="analysis"),
+                                     decision("continue", "충분함")])
+    reply = ask(script, review_last=True)
+    assert reply.state["completed_teams"] == ["search", "analysis"]
+    assert [d["action"] for d in reply.state["decisions"]] == ["continue", "add_agent", "continue"]
+    without = ask(Script([plan(MARKET)], [decision("add_agent", next_agent="analysis")]))
+    assert without.state["completed_teams"] == ["search"]  # the note's routing: nothing left, no decision

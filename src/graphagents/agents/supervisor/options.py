@@ -29,6 +29,8 @@ class SupervisorOptions(BaseModel):
     max_rounds: int = Field(6, ge=1, le=MAX_ROUNDS_LIMIT, description="orchestration rounds per question")
     max_team_runs: int = Field(3, ge=1, le=10, description="runs of one team per question")
     parallel: bool = Field(True, description="run independent teams in parallel when the plan says so")
+    review_last: bool = Field(False, description="consult the orchestrator once more after the last planned team, "
+                                                   "so it can add a team the plan missed (one more model call)")
     orchestration: Literal["adaptive", "fixed"] = Field(
         "adaptive", description='"fixed" is the note\'s original pipeline (run every planned team, no decisions), '
                                 "kept as the baseline the bench compares against")

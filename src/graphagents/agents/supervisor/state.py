@@ -86,6 +86,7 @@ class MainSupervisorState(TypedDict, total=False):
     info_keys: list[str]  # every piece of information seen so far (stall detection)
     idle_rounds: int  # consecutive rounds that added nothing new
     low_yield: list[str]  # teams of the last batch that found too little
+    review: bool  # the plan is done and the orchestrator takes one more look (option review_last)
     finish_reason: str  # plan_complete | skip_remaining | stall | round_cap | step_cap | direct
     caps_hit: Annotated[list[str], add_or_reset]
     # the answer

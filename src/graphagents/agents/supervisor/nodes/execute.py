@@ -31,6 +31,7 @@ def _stop(state: MainSupervisorState, source: str, reason: str) -> dict[str, Any
 def make_execute_teams(ctx: SupervisorContext) -> Any:
     max_rounds, max_team_runs = ctx.options.max_rounds, ctx.options.max_team_runs
     fixed = ctx.options.orchestration == "fixed"  # the note's pipeline: no second look after a thin result
+    review_last = ctx.options.review_last and not fixed
 
     def execute_teams(state: MainSupervisorState) -> dict[str, Any]:
         batch_ids = {t["id"] for t in state.get("current_batch") or []}
@@ -45,9 +46,12 @@ def make_execute_teams(ctx: SupervisorContext) -> Any:
         emit(StateUpdateEvent({"round": rounds, "team_runs": [
             {k: r[k] for k in ("id", "team", "status", "count", "summary", "seconds", "error")} for r in done],
             "new_information": len(new)}))
+        # With review_last, a round that ran something and left no work gets one more decision: it may
+        # add a team the plan missed. A review that adds nothing runs nothing, so this ends.
+        review = review_last and bool(done) and not (state.get("plan_queue") or state.get("pending_teams") or low)
         out: dict[str, Any] = {"current_phase": "execution", "rounds": rounds, "info_keys": sorted(seen | set(new)),
-                               "idle_rounds": idle, "low_yield": low}
-        work_left = bool(state.get("plan_queue") or state.get("pending_teams") or low)
+                               "idle_rounds": idle, "low_yield": low, "review": review}
+        work_left = bool(state.get("plan_queue") or state.get("pending_teams") or low or review)
         if idle >= STALL_ROUNDS and work_left:
             out.update(_stop(state, "stall", f"{idle}라운드 연속으로 새 정보가 없어 지금까지의 결과로 답합니다"),
                        skip_remaining=True, finish_reason="stall")
@@ -67,6 +71,6 @@ def route_after_execution(state: MainSupervisorState) -> str:
         return "orchestrate_again"
     if state.get("plan_queue"):
         return "orchestrate_again"
-    if state.get("low_yield"):
+    if state.get("low_yield") or state.get("review"):
         return "orchestrate_again"
     return "aggregate"

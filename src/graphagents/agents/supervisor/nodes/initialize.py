@@ -15,6 +15,6 @@ def initialize(state: MainSupervisorState) -> dict[str, Any]:
         "current_batch": [], "team_runs": RESET, "team_results": RESET, "completed_teams": RESET,
         "model_calls": RESET, "orchestration_action": "", "orchestration_reasoning": "",
         "orchestration_decisions": RESET, "skip_remaining": False, "rounds": 0, "info_keys": [],
-        "idle_rounds": 0, "low_yield": [], "finish_reason": "", "caps_hit": RESET, "aggregated": {},
+        "idle_rounds": 0, "low_yield": [], "review": False, "finish_reason": "", "caps_hit": RESET, "aggregated": {},
         "artifacts": [], "reply": "",
     }
