@@ -60,6 +60,8 @@ def make_generate_response(ctx: SupervisorContext) -> Any:
             emit(DecisionEvent("response", "fallback", f"모델 응답 실패로 템플릿 응답을 씁니다: {type(exc).__name__}"))
             return {"reply": compose(query, agg), "current_phase": "respond"}
         footer = source_notes(agg.get("sources") or [])
+        if agg.get("missing"):  # said by code too, so a model cannot drop what is missing
+            footer.append("확인이 필요한 정보: " + "; ".join(agg["missing"]))
         if citations:
             footer.append("근거 조문: " + ", ".join(c["citation"] for c in citations))
         return {"reply": "\n\n".join([text, "\n".join(footer)]).strip(), "current_phase": "respond"}

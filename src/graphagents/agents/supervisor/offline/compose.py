@@ -16,6 +16,7 @@ from ..units import format_manwon
 from .lexicon import normalise
 
 QUOTED_ARTICLES = 3
+_DELEGATED_AMOUNT = re.compile(r"대통령령으로 정하는 (금액|비율|이율)")
 _DELEGATED = re.compile(r"대통령령으로 정하는 (금액|비율|이율)|대통령령으로 정한다|국토교통부령으로 정하는 범위|조례")
 _ASKS_AMOUNT = re.compile(r"얼마|금액|기준|최우선|소액|요율|비율|상한|몇")
 
@@ -58,7 +59,8 @@ def compose(query: str, agg: Mapping[str, Any]) -> str:
     for c in quoted:
         para = best_paragraph(c["text"], query)
         lines.append(f"- {c['citation']}({c['title']}): 「{_clip(para)}」")
-        if _DELEGATED.search(para) and _ASKS_AMOUNT.search(normalise(query)):
+        # The article's condition or amount lives in the decree, which our data does not hold: say so.
+        if _DELEGATED_AMOUNT.search(para) or (_DELEGATED.search(c["text"]) and _ASKS_AMOUNT.search(normalise(query))):
             note = f"{c['citation']}이 위임한 시행령·시행규칙의 구체적 금액·비율(데이터에 없음)"
             if note not in missing:
                 missing.append(note)
