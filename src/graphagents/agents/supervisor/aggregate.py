@@ -69,6 +69,9 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
               (market or {}).get("missing"))
     for group in groups:
         missing += [m for m in group or [] if m not in missing]
+    from .offline.compose import delegated_notes
+
+    missing += [n for n in delegated_notes(str(state.get("query", "")), citations) if n not in missing]
     sources = []
     if market:
         sources.append(market.get("source") or {})

@@ -40,6 +40,21 @@ def best_paragraph(text: str, query: str) -> str:
     return max(paragraphs, key=lambda p: (len(_bigrams(p) & wanted) / (len(_bigrams(p)) ** 0.5 or 1.0)))
 
 
+def quoted_citations(citations: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The articles an answer quotes: found by the search (not only used by a draft), at most three."""
+    return [c for c in citations if c.get("match") != "used"][:QUOTED_ARTICLES] or list(citations[:1])
+
+
+def delegated_notes(query: str, citations: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Missing facts for quoted articles whose amount or condition lives in a decree we do not hold."""
+    notes = []
+    for c in quoted_citations(citations):
+        para = best_paragraph(c["text"], query)
+        if _DELEGATED_AMOUNT.search(para) or (_DELEGATED.search(c["text"]) and _ASKS_AMOUNT.search(normalise(query))):
+            notes.append(f"{c['citation']}이 위임한 시행령·시행규칙의 구체적 금액·비율(데이터에 없음)")
+    return notes
+
+
 def _clip(text: str, limit: int = 220) -> str:
     text = re.sub(r"\s*<(개정|신설)[^>]*>", "", " ".join(text.split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -55,15 +70,9 @@ def compose(query: str, agg: Mapping[str, Any]) -> str:
     lines: list[str] = []
     missing = list(agg.get("missing") or [])
     citations = list(agg.get("citations") or [])
-    quoted = [c for c in citations if c.get("match") != "used"][:QUOTED_ARTICLES] or citations[:1]
+    quoted = quoted_citations(citations)
     for c in quoted:
-        para = best_paragraph(c["text"], query)
-        lines.append(f"- {c['citation']}({c['title']}): 「{_clip(para)}」")
-        # The article's condition or amount lives in the decree, which our data does not hold: say so.
-        if _DELEGATED_AMOUNT.search(para) or (_DELEGATED.search(c["text"]) and _ASKS_AMOUNT.search(normalise(query))):
-            note = f"{c['citation']}이 위임한 시행령·시행규칙의 구체적 금액·비율(데이터에 없음)"
-            if note not in missing:
-                missing.append(note)
+        lines.append(f"- {c['citation']}({c['title']}): 「{_clip(best_paragraph(c['text'], query))}」")
     if lines:
         lines.insert(0, "관련 법 조문:")
     analysis = agg.get("analysis") or {}
