@@ -144,3 +144,13 @@ def test_review_last_lets_the_orchestrator_add_a_team_the_plan_missed() -> None:
     assert [d["action"] for d in reply.state["decisions"]] == ["continue", "add_agent", "continue"]
     without = ask(Script([plan(MARKET)], [decision("add_agent", next_agent="analysis")]))
     assert without.state["completed_teams"] == ["search"]  # the note's routing: nothing left, no decision
+
+
+def test_running_out_of_steps_ends_in_an_answer_not_an_error() -> None:
+    loans = plan({"team": "search", "reason": "대출", "scopes": ["loans"]}, ANALYSIS, DOCUMENT)
+    agent = scripted_supervisor(Script([loans], [decision("continue")]))
+    config = {"configurable": {"thread_id": "steps"}, "recursion_limit": 12}  # the teams' sub-graphs fit in it
+    state = agent.graph.invoke({"user_input": "8억 아파트 대출 한도와 체크리스트", "session_options": {}}, config)
+    assert state["finish_reason"] == "step_cap" and "steps" in state["caps_hit"]
+    assert state["reply"] and [r["team"] for r in state["team_runs"]] == ["search", "analysis"]
+    assert state["orchestration_decisions"][-1]["source"] == "step_cap"

@@ -16,6 +16,7 @@ from langgraph.types import Send
 
 from graphagents.events import DecisionEvent, emit
 from graphagents.llm import ask_json
+from graphagents.steps import steps_low
 
 from ..context import SupervisorContext
 from ..decisions import Decision, DecisionOut, Limits, apply, fallback, from_model, run_counts
@@ -69,7 +70,7 @@ def make_orchestrate(ctx: SupervisorContext) -> Any:
         pending = list(state.get("pending_teams") or [])
         strategy = (state.get("execution_plan") or {}).get("strategy", "sequential")
         intent = (state.get("planning_state") or {}).get("analyzed_intent") or {}
-        if state.get("remaining_steps", STEPS_TO_FINISH + 1) <= STEPS_TO_FINISH:
+        if steps_low(state, STEPS_TO_FINISH):
             decision = Decision("skip_remaining", "처리 단계 한도에 가까워 지금까지의 결과로 답합니다",
                                 source="step_cap")
         elif not runs:
