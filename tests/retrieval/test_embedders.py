@@ -65,18 +65,22 @@ def test_unwritable_disk_cache_only_costs_speed(tmp_path: Path) -> None:
 def test_load_embedder_specs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert load_embedder("fake") is load_embedder("fake")  # shared per process
     assert load_embedder("fake").name == "fake"
-    monkeypatch.setenv("GRAPHAGENTS_EMBEDDER", "fake")
-    from graphagents.settings import get_settings
-
-    get_settings.cache_clear()
-    try:
-        assert load_embedder() is load_embedder("fake")
-    finally:
-        get_settings.cache_clear()
     with pytest.raises(UnknownProviderError, match="offline, fake, openai:<model>"):
         load_embedder("word2vec")
     with pytest.raises(UnknownProviderError):
         load_embedder("openai:")
+    # Last, and undone before anything reads the settings again: a Settings cached while the variable
+    # says "fake" would make every later test in the session run on the fake embedder.
+    from graphagents.settings import get_settings
+
+    with monkeypatch.context() as patched:
+        patched.setenv("GRAPHAGENTS_EMBEDDER", "fake")
+        get_settings.cache_clear()
+        try:
+            assert load_embedder() is load_embedder("fake")
+        finally:
+            get_settings.cache_clear()
+    assert get_settings().embedder == "offline"
 
 
 def test_provider_without_its_extra_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from server.conftest import browser  # noqa: F401  (the page tests share the server tests' Chromium)
 from service_checks import service_missing
 
 

@@ -5,12 +5,11 @@ done-means questions of the issue."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 import graphagents as ga
@@ -55,17 +54,11 @@ def test_a_missing_decree_amount_is_said_not_invented(agent: Any) -> None:
     assert "37.5만" not in reply.text and "375,000" not in reply.text  # the decree's rate is not in our data
 
 
-@pytest.fixture
-async def client() -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(get_settings())
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as c:
-        yield c
-
-
-async def test_plan_decisions_and_team_outputs_stream_live_over_sse(client: httpx.AsyncClient) -> None:
-    res = await client.post("/api/agents/supervisor/sessions", json={})
-    sid = res.json()["session_id"]
-    res = await client.post(f"/api/agents/supervisor/sessions/{sid}/messages", json={"text": COMPLEX}, timeout=300)
+def test_plan_decisions_and_team_outputs_stream_live_over_sse() -> None:
+    # A sync client (the app runs on the portal's own loop): the session's Playwright loop may be live.
+    with TestClient(create_app(get_settings())) as client:
+        sid = client.post("/api/agents/supervisor/sessions", json={}).json()["session_id"]
+        res = client.post(f"/api/agents/supervisor/sessions/{sid}/messages", json={"text": COMPLEX})
     frames = parse_sse(res.text)
     decisions = [d for k, d in frames if k == "decision"]
     assert decisions[0]["kind"] == "plan" and decisions[0]["details"]["teams"]
