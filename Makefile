@@ -27,9 +27,9 @@ typecheck: $(STAMP)
 bench: $(STAMP)  ## speed and memory figures with same-run baselines
 	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
-eval: $(STAMP)  ## every agent's evaluation on its bundled data
-	$(BIN)/graphagents eval slotfill
-	$(BIN)/graphagents eval text2sql
+eval: $(STAMP)  ## every registered agent's evaluation on its bundled data (the registry says which)
+	@for agent in $$($(BIN)/graphagents agents --names --evaluable); do \
+		echo "== $$agent"; $(BIN)/graphagents eval $$agent || exit 1; done
 
 demo: $(STAMP)
 	$(BIN)/graphagents demo

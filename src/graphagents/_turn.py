@@ -127,5 +127,5 @@ class Turn:
             log.error("agent %s: artifacts hook failed", self.spec.name, exc_info=exc)
             artifacts = []
         usage = self.recorder.usage(latency_ms=(time.perf_counter() - self.started) * 1000, steps=self.steps)
-        return FinalEvent(reply, done, jsonable(self.spec.public_state(values)), tuple(artifacts), tuple(questions),
-                          usage)
+        state = jsonable(self.spec.public_state(values))
+        return FinalEvent(reply, done, state, tuple(artifacts), tuple(questions), usage)

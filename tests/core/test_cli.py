@@ -96,3 +96,66 @@ def test_demo_runs_samples(example_spec: Any, monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(registry, "_cache", {})  # only the example agent
     code, out, _ = run_cli(monkeypatch, capsys, "demo")
     assert code == 0 and "example" in out and "Ada likes" in out
+
+
+def test_agents_names_for_scripts(example_spec: Any, monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(monkeypatch, capsys, "agents", "--names")
+    assert code == 0 and "example" in out.split() and "slotfill" in out.split()
+    code, out, _ = run_cli(monkeypatch, capsys, "agents", "--names", "--evaluable")
+    assert code == 0 and set(out.split()) >= {"slotfill", "text2sql"} and "example" not in out.split()
+
+
+def test_composite_agent_through_the_cli(trip_spec: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(monkeypatch, capsys, "ask", "trip", "plan a trip", "--json", "--user", "kim")
+    data = json.loads(out)
+    assert code == 0 and [q["text"] for q in data["questions"]] == ["Where would you like to go?",
+                                                                   "When do you travel?"]
+    research = [e for e in data["events"] if e["namespace"] == ["research"]]
+    assert research and data["usage"]["steps"] == 5
+    code, out, _ = run_cli(monkeypatch, capsys, "ask", "trip", "Jeju", "--session", data["session_id"],
+                           "--user", "kim")
+    assert code == 0 and "When do you travel?" in out
+    code, out, _ = run_cli(monkeypatch, capsys, "ask", "trip", "May", "--session", data["session_id"],
+                           "--user", "kim")
+    assert code == 0 and "Itinerary" in out and "explore" in out  # the table artifact
+    assert "cost by day" in out and "█" in out  # the chart artifact, as text bars
+    assert "[1] research" in out  # the citation
+    code, _, err = run_cli(monkeypatch, capsys, "ask", "trip", "x", "--session", data["session_id"])
+    assert code != 0 and "has no session" in err  # another user (anonymous) cannot continue kim's session
+
+
+def test_chat_script_on_the_composite_agent(trip_spec: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "trip.txt"
+    script.write_text("plan a trip\nJeju\nMay\n", encoding="utf-8")
+    code, out, _ = run_cli(monkeypatch, capsys, "chat", "trip", "--script", str(script), "--json",
+                           "-s", "traveller=Lee")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [len(line["questions"]) for line in lines] == [2, 1, 0]
+    assert lines[-1]["reply"] == "Lee: Jeju, May. Take it slow." and lines[-1]["done"]
+    assert [a["kind"] for a in lines[-1]["artifacts"]] == ["table", "chart", "citation"]
+
+
+def test_verbose_ask_shows_where_events_come_from(trip_spec: Any, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(monkeypatch, capsys, "ask", "trip", "plan a trip")
+    assert code == 0 and "[research] tool_call" in out and "also waiting: When do you travel?" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("ask", "example", "hi", "--model", "judge"), "bad model 'judge'"),
+        (("ask", "example", "hi", "--model", "judge=bogus:x"), "unknown model 'bogus:x'"),
+        (("ask", "example", "hi", "--user", "two words"), "bad user id"),
+        (("ask", "example", "hi", "-o", "loop=sideways"), "option 'loop'"),
+        (("chat", "trip", "-s", "budget=lots", "--script", "/dev/null"), "session option 'budget'"),
+    ],
+)
+def test_contract_errors_are_one_line(example_spec: Any, trip_spec: Any, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str], args: tuple[str, ...], needle: str) -> None:
+    code, _, err = run_cli(monkeypatch, capsys, *args)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code != 0 and len(lines) == 1 and needle in lines[0], err

@@ -14,12 +14,12 @@ from graphagents.errors import ConfigError, ServiceUnavailableError
 from graphagents.settings import Settings
 
 
-def test_postgres_checkpointer_survives_restart(example_spec: Any, pg_admin_url: str, fresh_resources: None,
+def test_postgres_checkpointer_survives_restart(example_spec: Any, pg_database: str, fresh_resources: None,
                                                 tmp_path: Any) -> None:
     from graphagents import _connections as resources
 
-    settings = Settings(checkpoint_url=pg_admin_url, data_dir=tmp_path)
-    assert settings.resolved_database_url == pg_admin_url
+    settings = Settings(checkpoint_url=pg_database, data_dir=tmp_path)
+    assert settings.resolved_database_url == pg_database == settings.resolved_store_url
     sid = f"pg-{uuid.uuid4().hex[:10]}"
     assert ga.load("example", settings=settings).session(sid).send("hi").text == "What is your name?"
     resources.reset()

@@ -12,7 +12,7 @@ from graphagents.settings import get_settings
 
 
 @pytest.fixture
-async def client(example_spec: Any) -> AsyncIterator[httpx.AsyncClient]:
+async def client(example_spec: Any, trip_spec: Any) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(get_settings())
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
@@ -46,6 +46,8 @@ async def test_conversation_over_sse(client: httpx.AsyncClient) -> None:
     assert all(data["type"] == kind for kind, data in frames)
     state = (await client.get(f"/api/agents/example/sessions/{sid}")).json()
     assert state["pending"] == "Hello Ann! Favourite colour?" and state["state"]["name"] == "Ann"
+    assert [q["text"] for q in state["questions"]] == ["Hello Ann! Favourite colour?"]
+    assert state["user_id"] == "anonymous"
 
 
 @pytest.mark.parametrize(
@@ -55,7 +57,9 @@ async def test_conversation_over_sse(client: httpx.AsyncClient) -> None:
         ("get", "/api/agents/example/sessions/missing", None, 404),
         ("post", "/api/agents/example/sessions/missing/messages", {"text": "hi"}, 404),
         ("post", "/api/agents/example/sessions", {"session_id": "bad id!"}, 422),
-        ("post", "/api/agents/example/sessions", {"options": {"unknown": 1}}, 400),
+        ("post", "/api/agents/example/sessions", {"options": {"unknown": 1}}, 422),
+        ("post", "/api/agents/trip/sessions", {"options": {"budget": "lots"}}, 422),
+        ("post", "/api/agents/trip/sessions", {"options": {"traveller": ""}}, 422),
         ("post", "/api/agents/example/sessions", {"bogus": 1}, 422),
     ],
 )
@@ -90,3 +94,69 @@ async def test_web_page_is_served(client: httpx.AsyncClient) -> None:
     assert page.status_code == 200 and "<select id=\"agent-select\"" in page.text
     js = await client.get("/static/app.js")
     assert js.status_code == 200 and "readSSE" in js.text
+
+
+async def send(client: httpx.AsyncClient, agent: str, sid: str, text: str,
+               headers: dict[str, str] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    res = await client.post(f"/api/agents/{agent}/sessions/{sid}/messages", json={"text": text}, headers=headers)
+    assert res.status_code == 200, res.text
+    return parse_sse(res.text)
+
+
+async def test_composite_agent_over_sse(client: httpx.AsyncClient) -> None:
+    res = await client.post("/api/agents/trip/sessions", json={"options": {"traveller": "Min", "budget": 50}})
+    sid = res.json()["session_id"]
+    frames = await send(client, "trip", sid, "plan a trip")
+    inside = [data for kind, data in frames if data["namespace"] == ["research"]]
+    assert {d["type"] for d in inside} >= {"step", "tool_call", "tool_result", "decision"}
+    final = frames[-1][1]
+    assert final["text"] == "Where would you like to go?"
+    assert [(q["text"], q["path"]) for q in final["questions"]] == [
+        ("Where would you like to go?", ["ask_destination"]), ("When do you travel?", ["ask_dates"])]
+    assert final["usage"]["steps"] == 5 and final["usage"]["model_calls"] == 0
+    state = (await client.get(f"/api/agents/trip/sessions/{sid}")).json()
+    assert [q["text"] for q in state["questions"]] == ["Where would you like to go?", "When do you travel?"]
+    assert (await send(client, "trip", sid, "Jeju"))[-1][1]["text"] == "When do you travel?"
+    final = (await send(client, "trip", sid, "May"))[-1][1]
+    assert final["done"] and final["text"] == "Min: Jeju, May. Take it slow."
+    assert [a["kind"] for a in final["artifacts"]] == ["table", "chart", "citation"]
+    assert final["artifacts"][1]["spec"]["data"]["values"][0]["cost"] == 50
+
+
+async def test_sessions_belong_to_the_user_in_the_header(client: httpx.AsyncClient) -> None:
+    res = await client.post("/api/agents/example/sessions", json={}, headers={"X-User-Id": "alice"})
+    assert res.status_code == 201 and res.json()["user_id"] == "alice"
+    sid = res.json()["session_id"]
+    url = f"/api/agents/example/sessions/{sid}"
+    assert (await client.get(url, headers={"X-User-Id": "bob"})).status_code == 404
+    assert (await client.post(f"{url}/messages", json={"text": "hi"}, headers={"X-User-Id": "bob"})).status_code == 404
+    assert (await client.get(url)).json()["user_id"] == "alice"  # no header: the session record says who
+    frames = await send(client, "example", sid, "hi", {"X-User-Id": "alice"})
+    assert frames[-1][1]["text"] == "What is your name?"
+    bad = await client.post("/api/agents/example/sessions", json={}, headers={"X-User-Id": "not ok"})
+    assert bad.status_code == 422 and "bad user id" in bad.json()["error"]
+
+
+async def test_agents_list_their_options_as_json_schema(client: httpx.AsyncClient) -> None:
+    agents = {a["name"]: a for a in (await client.get("/api/agents")).json()}
+    trip = agents["trip"]["session_options"]
+    assert trip["additionalProperties"] is False
+    assert trip["properties"]["budget"] == {"default": 100, "description": "budget per day", "minimum": 0,
+                                            "title": "Budget", "type": "integer"}
+    assert agents["example"]["options"]["properties"]["loop"]["enum"] == ["off", "guarded", "raw"]
+    assert agents["example"]["session_options"]["properties"] == {}
+    error = (await client.post("/api/agents/trip/sessions", json={"options": {"budget": "lots"}})).json()["error"]
+    assert error == ("agent 'trip' session option 'budget': "
+                     "Input should be a valid integer, unable to parse string as an integer")
+
+
+async def test_a_failure_after_the_stream_started_becomes_error_and_final_frames() -> None:
+    from graphagents.events import TokenEvent
+    from graphagents.server.sse import encode_stream
+
+    async def broken() -> AsyncIterator[Any]:
+        yield TokenEvent("partial")
+        raise RuntimeError("saver vanished")
+
+    frames = [(f.event, f.data) async for f in encode_stream(broken())]
+    assert [kind for kind, _ in frames] == ["token", "error", "final"]

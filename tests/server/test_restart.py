@@ -24,5 +24,6 @@ def test_session_survives_a_killed_server(tmp_path: Path) -> None:
     with LiveServer(tmp_path, port=server.port) as again:
         state = httpx.get(f"{again.url}/api/agents/example/sessions/{sid}").json()
         assert state["pending"] == "Hello Ada! Favourite colour?"
+        assert [q["text"] for q in state["questions"]] == ["Hello Ada! Favourite colour?"]
         assert state["state"]["name"] == "Ada"
         assert send(again.url, sid, "red") == "Ada likes red."

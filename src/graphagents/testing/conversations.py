@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 
 from ..runtime import Agent
+from ..usage import Usage
 
 __all__ = [
     "ConversationResult",
@@ -60,6 +61,8 @@ class ConversationResult:
     transcript: list[tuple[str, str]] = field(default_factory=list)
     state: dict[str, Any] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)
+    usage: list[Usage] = field(default_factory=list)
+    """Each turn's model calls, tokens, latency and steps."""
 
 
 def _check(name: str, data: Any) -> dict[str, Any]:
@@ -153,6 +156,7 @@ def run_conversation(name: str, data: Mapping[str, Any], make_agent: Callable[[]
         reply = session.send(text)
         result.turns += 1
         result.transcript.append((text, reply.text))
+        result.usage.append(reply.usage)
         errors = [e.to_dict().get("message") for e in reply.events if e.type == "error"]
         if errors:
             result.failures.append(f"{where}: error events {errors}")

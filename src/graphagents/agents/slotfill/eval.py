@@ -21,6 +21,7 @@ import typer
 
 from ...errors import InputError
 from ...testing.conversations import load_conversations, run_all
+from ...usage import UsageSummary
 from .engine import Engine
 from .flow import stage_fields
 from .scenario import Scenario, load_scenario
@@ -53,6 +54,8 @@ class Report:
     corrections_handled: int = 0
     intent_errors: list[dict[str, Any]] = field(default_factory=list)
     failed_dialogs: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    """Model calls, tokens, latency and steps per turn over every scripted turn (UsageSummary)."""
 
 
 def bundled_conversations() -> Traversable:
@@ -147,6 +150,7 @@ def score_dialogs(directory: Path | None, report: Report, scenario: str | None) 
     report.corrections_requested = sum(s.get("corrections_requested", 0) for s in stats)
     report.corrections_handled = sum(s.get("corrections_handled", 0) for s in stats)
     report.failed_dialogs = [{"name": r.name, "failures": r.failures[:3]} for r in results if not r.ok]
+    report.usage = UsageSummary().extend(u for r in results for u in r.usage).to_dict()
 
 
 def evaluate(data: Path | None = None, dialogs: Path | None = None, scenario: str | None = None) -> Report:
@@ -172,6 +176,10 @@ def _print(report: Report) -> None:
     table.add_row("happy path turns", str(report.happy_path_turns), "<= 15")
     table.add_row("infinite loops", str(report.infinite_loops), "0")
     table.add_row("caps hit (visit + retry, each ended cleanly)", str(report.caps_hit), "")
+    u = report.usage
+    if u:
+        table.add_row("per turn: model calls, p50 ms, steps",
+                      f"{u['model_calls_per_turn']}, {u['latency_ms_p50']}, {u['steps_per_turn']}", "")
     table.add_row("corrections handled / requested",
                   f"{report.corrections_handled} / {report.corrections_requested}", "all")
     console = Console()

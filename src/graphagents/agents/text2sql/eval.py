@@ -18,6 +18,7 @@ import typer
 
 from graphagents.errors import ConfigError, InputError
 from graphagents.settings import Settings, get_settings
+from graphagents.usage import Usage, UsageSummary
 
 from .evaluation import Question, expand_gold_alternatives, load_questions, matches_gold
 
@@ -60,6 +61,7 @@ class QuestionResult:
     rewrites: int = 0
     sql: str | None = None
     error: str = ""
+    usage: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -84,6 +86,7 @@ class EvalReport:
                 "n": len(self.results),
                 "by_category": {k: {"correct": c, "n": n, "accuracy": c / n}
                                 for k, (c, n) in self.by_category().items()},
+                "usage": UsageSummary().extend(Usage(**r.usage) for r in self.results if r.usage).to_dict(),
                 "results": [asdict(r) for r in self.results]}
 
     def to_markdown(self) -> str:
@@ -91,6 +94,9 @@ class EvalReport:
                  f"Execution accuracy: **{self.accuracy:.1%}** ({sum(r.correct for r in self.results)}"
                  f"/{len(self.results)})", "", "| category | correct | n | accuracy |", "| --- | --- | --- | --- |"]
         lines += [f"| {k} | {c} | {n} | {c / n:.1%} |" for k, (c, n) in self.by_category().items()]
+        u = self.to_json()["usage"]
+        lines += ["", f"Usage: {u['model_calls']} model calls, {u['input_tokens']} + {u['output_tokens']} tokens, "
+                      f"p50 {u['latency_ms_p50']} ms per question, {u['steps_per_turn']} steps per question"]
         wrong = [r for r in self.results if not r.correct]
         if wrong:
             lines += ["", "## Wrong answers", "", "| db | category | status | question | error |",
@@ -163,7 +169,7 @@ def _one(agent: Any, gold_db: Any, q: Question) -> QuestionResult:
     errors = [e.to_dict().get("message", "") for e in reply.events if e.type == "error"]
     result = QuestionResult(q.question, q.db_name, q.query_category, False, str(state.get("status", "")),
                             round(seconds, 4), list(state.get("tool_calls", [])), len(state.get("rewrites", [])),
-                            state.get("sql"), "; ".join(errors))
+                            state.get("sql"), "; ".join(errors), asdict(reply.usage))
     table = state.get("table")
     if not state.get("sql") or not isinstance(table, dict):
         result.error = result.error or f"no SQL submitted ({result.status})"

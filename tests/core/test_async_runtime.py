@@ -1,0 +1,116 @@
+"""The async path: async checkpointers, the turn loop, per-session locks across sync and async callers."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import graphagents as ga
+from graphagents import _connections, _loop
+from graphagents._locks import TurnLock
+
+
+def test_sync_and_async_turns_share_one_session(example_spec: Any) -> None:
+    """A turn through asend (async saver) and the next through send (sync saver) see the same thread."""
+    agent = ga.load("example")
+    s = agent.session()
+    assert asyncio.run(s.asend("hi")).text == "What is your name?"
+    assert s.send("Ada").text == "Hello Ada! Favourite colour?"
+    assert asyncio.run(s.asend("blue")).text == "Ada likes blue."
+    assert type(_loop.run(_connections.async_checkpointer_for(agent.checkpoint_url))).__name__ == "AsyncSqliteSaver"
+
+
+async def test_async_turns_of_one_session_run_one_after_the_other(trip_spec: Any) -> None:
+    s = ga.load("trip").session()
+    await s.asend("plan a trip")
+    # two answers sent at once: the lock orders them, each answers the then-first question
+    first, second = await asyncio.gather(s.asend("Jeju"), s.asend("next week"))
+    asked, planned = sorted([first, second], key=lambda r: r.done)
+    assert asked.text == "When do you travel?" and not asked.done
+    assert planned.done and "Jeju" in planned.text and "next week" in planned.text  # neither answer was lost
+
+
+def test_turn_lock_excludes_threads_and_coroutines() -> None:
+    lock = TurnLock()
+    order: list[str] = []
+    lock_taken = threading.Event()
+
+    def holder() -> None:
+        with lock.hold():
+            lock_taken.set()
+            time.sleep(0.2)
+            order.append("thread")
+
+    async def waiter() -> None:
+        lock_taken.wait()
+        async with lock.ahold():
+            order.append("coroutine")
+
+    t = threading.Thread(target=holder)
+    t.start()
+    asyncio.run(waiter())
+    t.join()
+    assert order == ["thread", "coroutine"] and not lock.locked()
+
+
+def test_waiting_coroutines_hold_no_thread() -> None:
+    """Twenty coroutines wait on one busy session; the loop stays free for other work."""
+    lock = TurnLock()
+
+    async def main() -> list[str]:
+        await lock.aacquire()
+        done: list[str] = []
+
+        async def one(i: int) -> None:
+            async with lock.ahold():
+                done.append(f"w{i}")
+
+        waiters = [asyncio.create_task(one(i)) for i in range(20)]
+        await asyncio.sleep(0.05)
+        done.append("free")  # the loop ran this while all twenty were waiting
+        assert threading.active_count() < 20
+        lock.release()
+        await asyncio.gather(*waiters)
+        return done
+
+    done = asyncio.run(main())
+    assert done[0] == "free" and sorted(done[1:]) == sorted(f"w{i}" for i in range(20))
+
+
+def test_async_postgres_checkpointer(example_spec: Any, trip_spec: Any, pg_database: str, tmp_path: Path,
+                                     fresh_resources: None) -> None:
+    settings = ga.Settings(checkpoint_url=pg_database, data_dir=tmp_path)
+    agent = ga.load("trip", settings=settings)
+    sid = f"apg-{uuid.uuid4().hex[:8]}"
+    s = agent.session(sid)
+    assert asyncio.run(s.asend("plan a trip")).text == "Where would you like to go?"
+    saver = _loop.run(_connections.async_checkpointer_for(pg_database))
+    assert type(saver).__name__ == "AsyncPostgresSaver"
+    _connections.reset()  # a restart: the sync saver reads what the async one wrote
+    again = ga.load("trip", settings=settings).get_session(sid)
+    assert [q.text for q in again.questions] == ["Where would you like to go?", "When do you travel?"]
+    assert again.send("Jeju").text == "When do you travel?"
+    assert asyncio.run(again.asend("soon")).done
+
+
+def test_a_crash_inside_an_async_turn_is_an_error_event(trip_spec: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = ga.load("trip").session(budget=5)
+    s.send("plan a trip")
+    s.send("Jeju")
+    import example_agent
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("chart library missing")
+
+    monkeypatch.setattr(example_agent, "ChartArtifact", broken)
+    reply = asyncio.run(s.asend("today"))
+    errors = [e for e in reply.events if e.type == "error"]
+    assert errors and errors[0].to_dict()["code"] == "internal" and "chart library missing" in reply.events[-2].message
+    assert not reply.done and "죄송합니다" in reply.text
+    assert [q.text for q in s.questions] == []  # the session stays usable: the run can be retried
