@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import SERVICE_MARKERS
+from service_checks import SERVICE_MARKERS
 
 
 def test_every_test_using_a_service_fixture_is_marked(request: pytest.FixtureRequest) -> None:
