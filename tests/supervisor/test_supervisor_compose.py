@@ -32,7 +32,7 @@ def test_a_delegated_amount_is_listed_as_missing() -> None:
                    citation="주택임대차보호법 제8조", title="보증금 중 일정액의 보호")
     assert delegated_notes("소액임차인 최우선변제 금액이 얼마야?", [art]) == [
         "주택임대차보호법 제8조이 위임한 시행령·시행규칙의 구체적 금액·비율(데이터에 없음)"]
-    assert delegated_notes("최우선변제가 뭐야?", [art]) == []  # the amount is not what was asked
+    assert delegated_notes("이 조문은 무슨 내용이야?", [art]) == []  # the amount is not what was asked
     reporting = citation(text="① 대통령령으로 정하는 금액을 초과하는 임대차 계약을 체결한 경우 신고하여야 한다.")
     assert delegated_notes("어떤 계약을 신고해?", [reporting])  # the condition itself lives in the decree
 
