@@ -37,7 +37,7 @@ from graphagents import (
     emit,
     finish_when_low,
 )
-from graphagents.llm.scripted import RecordingChatModel
+from graphagents.testing import FunctionChatModel
 
 # -- example: two sequential questions, and a loop for the step cap ------------------------------
 
@@ -154,21 +154,17 @@ class TripSessionOptions(BaseModel):
     budget: int = Field(100, ge=0, description="budget per day")
 
 
-class EchoModel(RecordingChatModel):
+def EchoModel(reply: str = "A calm plan.") -> FunctionChatModel:  # noqa: N802 - reads like a class
     """A deterministic chat model that reports usage: one input token per prompt word, one output
-    token per reply word. (A RecordingChatModel, so the test suite's no-real-model guard lets it run.)"""
+    token per reply word."""
 
-    reply: str = "A calm plan."
-
-    @property
-    def _llm_type(self) -> str:
-        return "echo"
-
-    def _next(self, messages: list[BaseMessage]) -> Any:
+    def answer(messages: list[BaseMessage]) -> AIMessage:
         words_in = sum(len(str(m.content).split()) for m in messages)
-        words_out = len(self.reply.split())
-        return AIMessage(content=self.reply, usage_metadata={
+        words_out = len(reply.split())
+        return AIMessage(content=reply, usage_metadata={
             "input_tokens": words_in, "output_tokens": words_out, "total_tokens": words_in + words_out})
+
+    return FunctionChatModel(function=answer)
 
 
 def build_research(ctx: BuildContext) -> Any:

@@ -275,3 +275,15 @@ def test_action_protocol_parsing() -> None:
         assert outcome.path == "error" and outcome.step.is_error, bad
     assert PROTOCOL.parse("Thought: x", lambda _: "Action: Lookup[seoul]").path == "reprint"
     assert PROTOCOL.parse("\n" * 50_000 + "Action: Lookup[" + "]" * 50_000, None).step.tool_call is not None
+
+
+def test_the_public_surface() -> None:
+    assert sorted(toolloop.__all__) == sorted(
+        ["ERROR_TEMPLATE", "STEPS_TO_FINISH", "ActResult", "ActionTurnProtocol", "Budget", "Confirmation",
+         "LoopState", "Rewrite", "Tool", "ToolError", "ToolLoop", "ToolRegistry", "ToolResult", "TranscriptLimits",
+         "TurnProtocol", "XmlTurnProtocol", "clip", "error_content", "error_summary", "fresh_loop", "rewrite_call",
+         "route_after_act", "route_after_confirm", "route_after_think"]
+    )
+    public = {name for name in vars(toolloop) if not name.startswith("_")}
+    assert set(toolloop.__all__) <= public
+    assert public - set(toolloop.__all__) <= {"action", "budget", "loop", "protocol", "tools", "annotations"}

@@ -107,3 +107,29 @@ def test_extract_person_name(text: str, expected: str) -> None:
 )
 def test_no_name(text: str) -> None:
     assert extract_person_name(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("길은호예요", "길은호"), ("길은호입니다", "길은호"), ("길은호라고 해요", "길은호"), ("김하은이에요", "김하은"),
+        ("김민준이고, 번호는 010-2222-3333이에요", "김민준"), ("박서연이고요, 번호는 010-1234-1234", "박서연"),
+        ("성은 길이고 이름은 은호예요", "길은호"), ("남궁은호입니다", "남궁은호"),
+    ],
+)
+def test_names_with_copulas_and_joining_endings(text: str, expected: str) -> None:
+    """Issue 9: "…이고", "…이고요" were taken with the ending or lost; bare "길은호예요" was missed."""
+    assert extract_person_name(text) == expected
+
+
+def test_a_bare_name_counts_only_when_a_name_was_asked() -> None:
+    assert extract_person_name("길은호") is None
+    assert extract_person_name("길은호", expected=True) == "길은호"
+    assert extract_person_name("길은호 맞아요", expected=True) == "길은호"
+
+
+@pytest.mark.parametrize(
+    "text", ["은호예요", "신청할게요", "배고파요", "오늘이요", "정말이에요", "사용할게요", "감사합니다"]
+)
+def test_words_that_only_look_like_names(text: str) -> None:
+    assert extract_person_name(text, expected=True) is None

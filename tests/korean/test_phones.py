@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from graphagents.korean import extract_phone, find_phones, mask_phone, mask_phones_in_text
+from graphagents.korean import (
+    extract_phone,
+    find_phone_parts,
+    find_phones,
+    mask_phone,
+    mask_phones_in_text,
+    with_phone_part,
+)
 
 
 @pytest.mark.parametrize(
@@ -81,3 +88,29 @@ def test_mask_phones_in_text_keeps_everything_else() -> None:
     line = "user=김민수 phone=01012345678 said '공일공 일이삼사 오육칠팔이에요' at 10:00"
     assert mask_phones_in_text(line) == "user=김민수 phone=010-****-5678 said '010-****-5678이에요' at 10:00"
     assert mask_phones_in_text("no numbers here") == "no numbers here"
+
+
+@pytest.mark.parametrize(
+    ("text", "current", "expected"),
+    [
+        ("뒷자리가 0183이 아니라 0138이에요", "010-1234-0183", "010-1234-0138"),
+        ("끝번호 2016이에요", "010-1234-2061", "010-1234-2016"),
+        ("끝자리 일이삼사요", "010-9999-5678", "010-9999-1234"),
+        ("마지막 네 자리는 5678", "010-9999-1234", "010-9999-5678"),
+        ("가운데 번호는 9876이에요", "010-1234-5678", "010-9876-5678"),
+        ("뒷자리 오육칠팔이에요", "010-1234-0000", "010-1234-5678"),
+    ],
+)
+def test_a_group_said_on_its_own(text: str, current: str, expected: str) -> None:
+    (part,) = find_phone_parts(text)
+    assert with_phone_part(current, part) == expected
+
+
+def test_a_part_that_names_digits_the_number_lacks_is_not_applied() -> None:
+    (part,) = find_phone_parts("뒷자리가 0183이 아니라 0138이에요")
+    assert with_phone_part("010-1234-5678", part) is None
+
+
+@pytest.mark.parametrize("text", ["끝번호가 이상해요", "뒷자리 확인해 주세요", "010-1234-5678", "끝번호 12345"])
+def test_no_part(text: str) -> None:
+    assert find_phone_parts(text) == []

@@ -13,7 +13,8 @@ EXPECTED = [
     "get_kiwi", "has_affirmation", "has_final_consonant", "has_negation", "is_hangul", "is_hesitation",
     "is_korean_name", "m2_to_pyeong", "mask_phone", "mask_phones_in_text", "morphemes", "normalize",
     "parse_amount", "parse_area", "parse_doses", "parse_number", "pyeong_to_m2", "scrub", "split_clauses",
-    "strip_endings", "strip_particles", "tokenize",
+    "strip_endings", "strip_particles", "tokenize", "PhonePart", "QuestionKind", "classify_question",
+    "find_phone_parts", "loose", "respell", "strip_hesitation", "with_phone_part", "QuestionTopic", "question_topic",
 ]
 
 

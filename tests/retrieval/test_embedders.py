@@ -69,18 +69,15 @@ def test_load_embedder_specs(monkeypatch: pytest.MonkeyPatch) -> None:
         load_embedder("word2vec")
     with pytest.raises(UnknownProviderError):
         load_embedder("openai:")
-    # Last, and undone before anything reads the settings again: a Settings cached while the variable
-    # says "fake" would make every later test in the session run on the fake embedder.
     from graphagents.settings import get_settings
 
-    with monkeypatch.context() as patched:
-        patched.setenv("GRAPHAGENTS_EMBEDDER", "fake")
-        get_settings.cache_clear()
-        try:
-            assert load_embedder() is load_embedder("fake")
-        finally:
-            get_settings.cache_clear()
-    assert get_settings().embedder == "offline"
+    monkeypatch.setenv("GRAPHAGENTS_EMBEDDER", "fake")
+    get_settings.cache_clear()
+    try:
+        assert load_embedder() is load_embedder("fake")  # the setting picks the default
+    finally:
+        monkeypatch.delenv("GRAPHAGENTS_EMBEDDER")
+        get_settings.cache_clear()  # no later test may see the fake as its default
 
 
 def test_provider_without_its_extra_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:

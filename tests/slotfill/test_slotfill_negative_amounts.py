@@ -32,7 +32,7 @@ def test_a_negative_amount_from_the_model_is_reasked(make_agent: MakeAgent) -> N
     for text in TO_IB_SETTINGS:
         s.send(text)
     model.push(json.dumps({"values": {"transfer_limit_per_time": -3_000_000}}))
-    reply = s.send("한도는 알아서 해 주세요")
+    reply = s.send("minus three million won per transfer")
     assert not [e for e in reply.events if e.type == "error"], reply.events
     assert "0보다 작은 금액은 정할 수 없어요" in reply.text
     assert "transfer_limit_per_time" not in reply.state["slots"]

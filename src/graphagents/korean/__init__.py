@@ -19,12 +19,33 @@ from ._doses import Dose, parse_doses
 from ._morphemes import morphemes
 from ._names import extract_person_name, is_korean_name
 from ._particles import fix_particles, has_final_consonant, strip_endings, strip_particles
-from ._phones import PhoneMatch, extract_phone, find_phones, mask_phone, mask_phones_in_text
-from ._repair import Repair, classify_repair, is_hesitation
+from ._phones import (
+    PhoneMatch,
+    PhonePart,
+    extract_phone,
+    find_phone_parts,
+    find_phones,
+    mask_phone,
+    mask_phones_in_text,
+    with_phone_part,
+)
+from ._questions import QuestionKind, QuestionTopic, classify_question, question_topic
+from ._repair import Repair, classify_repair, is_hesitation, strip_hesitation
+from ._spelling import loose, respell
 from ._text import compact, fold, is_hangul, normalize, scrub
 from ._yesno import YesNo, classify_yes_no, has_affirmation, has_negation
 
 __all__ = [
+    "QuestionTopic",
+    "question_topic",
+    "with_phone_part",
+    "strip_hesitation",
+    "respell",
+    "loose",
+    "find_phone_parts",
+    "classify_question",
+    "QuestionKind",
+    "PhonePart",
     "PYEONG_M2",
     "AmountMatch",
     "Area",

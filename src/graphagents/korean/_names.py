@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from ._amounts import find_amounts
 from ._analyser import tokenize
+from ._particles import strip_endings
 from ._phones import find_phones
 from ._surnames import COMPOUND_SURNAMES, NOT_NAMES, SURNAMES
 from ._text import normalize
@@ -55,6 +56,20 @@ _CHANGE_AFTER = re.compile(r"^(?:으로|로)\s*(?:바꿔|바꾸|바꿀|수정|�
 _CONTRAST_BEFORE = re.compile(r"(?:아니라|아니고|아니구|말고|에서|대신|아니요|아뇨|아니)[\s,.]*$")
 _ALONE_BEFORE = re.compile(r"^" + _FILLER + r"*$")
 _ALONE_AFTER = re.compile(rf"^(?:{_SUFFIX_WORDS})?[\s,.!?]*$")
+# "성은 길이고 이름은 은호예요": surname and given name said apart.
+_SPLIT_FRAME = re.compile(
+    r"성(?:씨)?(?:은|는|이)?\s*([가-힣]{1,2}?)(?:씨)?(?:이고|고|이구|구|이요|요|이에요|예요)?[\s,]*"
+    r"(?:이름|성함)(?:은|는|이)?\s*([가-힣]{1,3}?)" + _SUFFIX
+)
+# Words around a name that say nothing else: fillers, yes, "제 이름은", "맞아요", "라고 해요".
+_AROUND_WORD = re.compile(
+    r"네|예|응|음|어|아|저|제|저는|전|제가|본인은|이름은|이름|성함은|성함|맞아요|맞습니다|맞고요|해요|합니다|하고요|"
+    r"그리고|이고|이고요|인데요|이에요|예요|입니다"
+)
+_WORD_SPLIT = re.compile(r"[^\s,.!?~…]+")
+# Inside a name Kiwi may see nouns, particles and even verb stems (김하은: 하 + 은), but never a
+# verb ending or a 하다 suffix: "신청할게", "배고파", "안녕하세" are no names.
+_NOT_IN_NAMES = frozenset({"EF", "EC", "EP", "XSV", "XSA", "VCP", "VCN"})
 _COPULA = re.compile(r"예요|이에요|이예요|이요|이고|이랑|입니다|이라고|이구요|이야")
 _GLUED = re.compile(r"(?:이요|요|씨|님|이고|이랑|하고|이|고|도|랑)$")
 _NUMERALS = frozenset("공영빵일이삼사오육륙칠팔구십백천만억조원")  # "사천", "공일공" are numbers
@@ -160,10 +175,52 @@ def _frame_candidates(text: str) -> list[_Candidate]:
     return out
 
 
-def extract_person_name(text: str) -> str | None:
-    """The (corrected) person name in ``text``, or None; words like 네/수정/번호 are never names."""
+def _reads_as_name(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is a typical full name (surname + two syllables, or a compound surname +
+    one or two) that Kiwi reads as no verb form, alone or in its sentence ("선택하고" is 선택 + 하다);
+    longer names need a label or a proper-noun reading."""
+    stem = text[start:end]
+    typical = (stem[:2] in COMPOUND_SURNAMES and len(stem) in (3, 4)) or len(stem) == 3
+    if not typical or not is_korean_name(stem):
+        return False
+    in_context = [m for m in tokenize(text) if m.start < end and m.end > start]
+    return not any(m.tag in _NOT_IN_NAMES for m in (*tokenize(stem), *in_context))
+
+
+def _word_candidates(text: str, expected: bool) -> list[_Candidate]:
+    """Names read word by word, endings taken off: "길은호예요", "박서연이고요, 번호는 ...".
+
+    A word with a copula or connective ending is a name when the rest says nothing else or another
+    clause follows it; when the question is about the name, also a bare word ("길은호") or one that
+    ends the sentence ("아 아니에요 원래대로 박서연입니다")."""
+    out = []
+    words = list(_WORD_SPLIT.finditer(text))
+    for m in _SPLIT_FRAME.finditer(text):
+        name = m.group(1) + m.group(2)
+        if m.group(1) in SURNAMES | COMPOUND_SURNAMES and _reads_as_name(name, 0, len(name)):
+            out.append(_Candidate(name, m.start(1), m.end(2), True))
+    for i, m in enumerate(words):
+        word = m.group()
+        stem = strip_endings(word)
+        if len(stem) < 3 or not _reads_as_name(text, m.start(), m.start() + len(stem)):
+            continue
+        others = [w.group() for j, w in enumerate(words) if j != i]
+        quiet = all(_AROUND_WORD.fullmatch(w) for w in others)
+        ended = stem != word
+        follows_on = ended and i + 1 < len(words) and not _REJECTED_AFTER.match(text[m.start() + len(stem):])
+        last = i == len(words) - 1
+        if (expected and (quiet or (ended and last))) or (ended and (quiet or follows_on)):
+            out.append(_Candidate(stem, m.start(), m.start() + len(stem), True))
+    return out
+
+
+def extract_person_name(text: str, *, expected: bool = False) -> str | None:
+    """The (corrected) person name in ``text``, or None; words like 네/수정/번호 are never names.
+
+    ``expected`` says the question just asked was for the name, so a bare "길은호" is an answer."""
     blanked = _blank_spans(normalize(text))
-    accepted = [c for c in _kiwi_candidates(blanked) + _frame_candidates(blanked) if c.evidence]
+    found = _kiwi_candidates(blanked) + _frame_candidates(blanked) + _word_candidates(blanked, expected)
+    accepted = [c for c in found if c.evidence]
     # Where a Kiwi run and a frame overlap, the longer reading is the name ("하늘" vs "정하늘").
     kept = [
         c for c in accepted

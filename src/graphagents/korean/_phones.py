@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from ._text import is_hangul, normalize
 
-__all__ = ["PhoneMatch", "extract_phone", "find_phones", "mask_phone", "mask_phones_in_text"]
+__all__ = [
+    "PhoneMatch",
+    "PhonePart",
+    "extract_phone",
+    "find_phone_parts",
+    "find_phones",
+    "mask_phone",
+    "mask_phones_in_text",
+    "with_phone_part",
+]
 
 _DIGITS = {"공": "0", "영": "0", "빵": "0", "일": "1", "이": "2", "삼": "3", "사": "4", "오": "5",
            "육": "6", "륙": "6", "칠": "7", "팔": "8", "구": "9"}
@@ -109,3 +119,61 @@ def mask_phones_in_text(text: str) -> str:
         last = match.end
     out.append(text[last:])
     return "".join(out)
+
+
+_SPOKEN = "공영빵일이삼사오육륙칠팔구"
+_GROUP_DIGITS = rf"(?:\d{{3,4}}(?!\d)|[{_SPOKEN}]{{3,4}}(?![공영빵일삼사오육륙칠팔구]))"
+_LAST_CUE = (r"(?:끝\s?번호|끝\s?자리|뒷\s?자리|뒷\s?번호|뒤\s?번호|마지막\s?(?:네\s?|4\s?)?(?:자리|번호)|"
+             r"(?:끝|뒤|뒷)(?:에)?\s?(?:네|4)\s?자리)")
+_MIDDLE_CUE = r"(?:가운데\s?(?:번호|자리)?|중간\s?(?:번호|자리)?)"
+_PART = re.compile(
+    rf"(?P<cue>{_LAST_CUE}|{_MIDDLE_CUE})\s?(?:은|는|이|가|을|를|도|:)?\s?(?P<a>{_GROUP_DIGITS})"
+    rf"(?:\s?(?:이|가)?\s?(?:아니라|아니고|말고|대신)\s?,?\s?(?P<b>{_GROUP_DIGITS}))?"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PhonePart:
+    """One group of a phone number said on its own: "끝번호 2016", "뒷자리가 0183이 아니라 0138".
+
+    ``replaced`` holds the digits the user says were wrong, when they say so."""
+
+    group: Literal["middle", "last"]
+    digits: str
+    start: int
+    end: int
+    replaced: str | None = None
+
+
+def find_phone_parts(text: str) -> list[PhonePart]:
+    """The phone groups said on their own in ``normalize(text)``, with spans into that text."""
+    text = normalize(text)
+    out = []
+    for m in _PART.finditer(text):
+        group: Literal["middle", "last"] = "middle" if re.match(_MIDDLE_CUE, m["cue"]) else "last"
+        first = _to_digits(m["a"])
+        if group == "last" and len(first) != 4:
+            continue
+        if m["b"]:
+            second = _to_digits(m["b"])
+            if len(second) == len(first):
+                out.append(PhonePart(group, second, m.start(), m.end(), replaced=first))
+            continue
+        out.append(PhonePart(group, first, m.start(), m.end()))
+    return out
+
+
+def with_phone_part(number: str, part: PhonePart) -> str | None:
+    """``number`` with ``part`` put in, or None when the part does not fit it (the user named
+    digits as wrong that the number does not have, or the result is no mobile number)."""
+    current = extract_phone(number)
+    if current is None:
+        return None
+    head, middle, last = current.split("-")
+    if part.group == "last":
+        if part.replaced is not None and part.replaced != last:
+            return None
+        return extract_phone(f"{head}-{middle}-{part.digits}")
+    if part.replaced is not None and part.replaced != middle:
+        return None
+    return extract_phone(f"{head}-{part.digits}-{last}")

@@ -13,7 +13,7 @@ from typing import Literal
 
 from ._text import compact, fold
 
-__all__ = ["Repair", "classify_repair", "is_hesitation"]
+__all__ = ["Repair", "classify_repair", "is_hesitation", "strip_hesitation"]
 
 Repair = Literal["cancel", "help", "repeat", "handoff"]
 
@@ -27,6 +27,10 @@ _CANCEL_STRONG = re.compile(
     r"그만(?!큼)|취소|여기까지(?:할|하|만|요)|중단|중지|종료|관둘|관두|관둬|포기|나갈래|나갈게|나가고싶|끝낼래|끝낼게|끝내고싶|"
     r"(?:통장|(?<!평생)계좌|개설|가입|진행|이거|상담)(?:은|는|을|를|도)?(?:이제|그냥|아예)?"
     r"(?:안할|안만들|안하|안해|안할게|안할래|하지않|만들지않|필요없|원하지않)"
+)
+# "상담원은 필요 없어요", "상담원 연결 안 해도 돼요", "상담원 말고 계속할게요": a person is declined.
+_NOT_WANTED = re.compile(
+    r"필요없|필요는없|안해도|안할|안하|괜찮|됐어|됐습|말고|싫|안불러|안바꿔|하지않|안연결|연결하지|아니|없이"
 )
 _DEFER = re.compile(r"(?:나중에|다음에)(?:할|하|다시|올|진행|해|요$|할래|할게)")
 _REFUSE_ALL = re.compile(r"(?:이제|아예|더이상|더는)(?:안할|안해|안하|하기싫|안만들)")
@@ -48,24 +52,53 @@ _HELP = re.compile(
     r"뭐하는|뭐에쓰|뭐에써|어디에쓰|왜(?:요|죠|해야|필요)"
 )
 _WH_QUESTION = re.compile(r"뭐|무엇|무슨|어떤|어떻게|왜|언제|얼마|어디|어느")
-_HOLD_ON = re.compile(r"잠깐|잠시만|잠시요|글쎄|생각(?:좀|해볼|해보|할시간)|고민(?:좀|해볼|해보|중)|모르겠")
+# Words that hold the turn without answering: interjections, and asking for a moment or time to think.
 _INTERJECTION = re.compile(r"(?:어+|음+|으+음|흠+|저+|그+|에+|엄+)")
+_FILLER_WORD = re.compile(r"(?:아+|어+|음+|으+음|흠+|에+|엄+|그+|저+|저기요?|그게|그러니까|뭐지|뭐더라|어디보자|어디)")
+_HOLD_WORD = re.compile(
+    r"잠깐(?:만)?(?:요|만요)?|잠시(?:만)?(?:요)?|글쎄(?:요)?|생각(?:좀|을|중|중이에요)?|생각할|생각해볼게요|생각해볼래요|"
+    r"시간(?:을|이)?|좀|잘|고민(?:좀|중|중이에요|해볼게요)?|해볼게요|해볼래요|모르겠(?:어요|네요|습니다|는데|는데요)?|"
+    r"몰라(?:요)?|주세요|기다려(?:요|주세요|줘요)?|줘요|있어봐요|있어봐"
+)
+_BARE_ANSWER = frozenset({"네", "예", "응", "어"})
+_WORDS = re.compile(r"[^\s.,!?~…·;:]+")
+
+
+def _words(text: str) -> list[str]:
+    return _WORDS.findall(fold(text))
+
+
+def _holding(word: str) -> bool:
+    return bool(_FILLER_WORD.fullmatch(word) or _HOLD_WORD.fullmatch(word))
 
 
 def is_hesitation(text: str) -> bool:
-    """"어...", "음", "잠깐만요", "글쎄요": the user has not answered yet, so it is neither yes nor no.
+    """"어...", "음", "잠깐만요", "네 잠깐만요", "글쎄요": the user has not answered yet, so it is
+    neither yes nor no. "잠깐만요, 연락처는 010-...으로 바꿔 주세요" is an answer after a filler.
 
     A bare "어" is a casual yes in Korean, but trailing off ("어...") or a hold-on phrase is not.
     """
-    stripped = fold(text)
-    c = compact(stripped)
-    if not c:
+    words = _words(text)
+    if not words:
         return False
-    if _HOLD_ON.search(c):
-        return True
+    if any(_HOLD_WORD.fullmatch(w) for w in words):
+        return all(_holding(w) or w in _BARE_ANSWER for w in words)
+    c = compact(text)
     if _INTERJECTION.fullmatch(c):
-        return c[0] != "어" or stripped.endswith(("..", "…", "~"))
+        return c[0] != "어" or fold(text).endswith(("..", "…", "~"))
     return False
+
+
+def strip_hesitation(text: str) -> str:
+    """``text`` without the fillers and hold-on words it starts with: "아 잠깐, 전화번호 잘못
+    말했어요" -> "전화번호 잘못 말했어요". Unchanged when nothing else follows ("어" stays a yes)."""
+    pos = 0
+    for m in _WORDS.finditer(text):
+        if not _holding(m.group().casefold()):
+            rest = text[m.start():]
+            return rest if pos else text
+        pos = m.end()
+    return text
 
 
 def classify_repair(text: str, *, expecting_yes_no: bool = False) -> Repair | None:
@@ -79,7 +112,8 @@ def classify_repair(text: str, *, expecting_yes_no: bool = False) -> Repair | No
     c = compact(text)
     if not c:
         return None
-    if _HANDOFF.search(c):
+    handoff = _HANDOFF.search(c)
+    if handoff and not _NOT_WANTED.search(c, handoff.start()):
         return "handoff"
     if _CANCEL_STRONG.search(c) or _REFUSE_ALL.search(c):
         return "cancel"

@@ -4,6 +4,7 @@ Users type, paste and dictate: full-width digits from Korean IMEs, compatibility
 "㎡" and "㎎", non-breaking and zero-width spaces, typographic dashes, and, from broken clients,
 lone UTF-16 surrogates or NUL, which crash Kiwi and PostgreSQL. ``normalize`` maps all of these to
 one canonical form once, at the boundary, so that every matcher after it stays a simple regex.
+The forms are cached: matchers ask for the same labels and the same utterance many times a turn.
 
 NFKC is applied to everything except Hangul compatibility jamo: NFKC would turn the chat answers
 "ㅇㅇ" and "ㄴㄴ" into conjoining jamo that no longer read as yes and no.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 __all__ = ["compact", "fold", "is_hangul", "normalize", "scrub"]
 
@@ -43,6 +45,7 @@ def _nfkc_keeping_jamo(text: str) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=8192)
 def normalize(text: str) -> str:
     """The canonical form of user text: safe characters, NFKC (jamo kept), one kind of dash, single
     spaces, line breaks kept, trimmed. Idempotent; case is kept (see ``fold``)."""
@@ -54,11 +57,13 @@ def normalize(text: str) -> str:
     return text.strip()
 
 
+@lru_cache(maxsize=8192)
 def fold(text: str) -> str:
     """``normalize`` then casefold: the form case-insensitive matchers read."""
     return normalize(text).casefold()
 
 
+@lru_cache(maxsize=8192)
 def compact(text: str) -> str:
     """Folded text without spaces or punctuation, for spacing-insensitive phrase matching."""
     return _PUNCT.sub("", fold(text))

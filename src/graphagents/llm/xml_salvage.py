@@ -20,6 +20,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import NamedTuple
 from xml.sax.saxutils import unescape
 
 CDATA_OPEN, CDATA_CLOSE = "<![CDATA[", "]]>"
@@ -31,8 +32,7 @@ _ENTITY = re.compile(r"&(?:lt|gt|amp|quot|apos|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});"
 _NAME_ATTR = re.compile(r"""\bname\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 
-@dataclass(frozen=True)
-class Tag:
+class Tag(NamedTuple):
     start: int  # index of '<'
     end: int  # index after '>'
     name: str
@@ -55,19 +55,14 @@ def scan_tags(text: str) -> list[Tag]:
     """Every start/end tag outside CDATA, in order (self-closing tags count as start tags)."""
     tags: list[Tag] = []
     spans = cdata_spans(text)
-    span_i, pos = 0, 0
-    while (lt := text.find("<", pos)) != -1:
+    span_i = 0
+    for m in _TAG.finditer(text):  # the scan runs in C; matches inside CDATA are dropped below
+        lt = m.start()
         while span_i < len(spans) and spans[span_i][1] <= lt:
             span_i += 1
         if span_i < len(spans) and spans[span_i][0] <= lt:
-            pos = spans[span_i][1]  # jump over the CDATA section
             continue
-        m = _TAG.match(text, lt)
-        if m is None:
-            pos = lt + 1
-            continue
-        tags.append(Tag(lt, m.end(), m.group(2), bool(m.group(1)), m.group(3)))
-        pos = m.end()
+        tags.append(Tag(lt, m.end(), m.group(2), m.group(1) == "/", m.group(3)))
     return tags
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ._documents import MODES, RRF_K, Document, Hit, Mode, UpsertResult, rrf
 from ._embed import CachingEmbedder, Embedder, FakeEmbedder, OfflineEmbedder, load_embedder
 from ._ingest import IngestReport, ingest
+from ._linalg import matvec
 from ._store import SourceRecord, Store, open_store
 from ._text import chunk_text, sentences, terms
 from ._vector_cache import VectorCache
@@ -37,6 +38,7 @@ __all__ = [
     "chunk_text",
     "ingest",
     "load_embedder",
+    "matvec",
     "open_store",
     "rrf",
     "sentences",

@@ -3,7 +3,7 @@
 SQLite holds the truth (documents, BM25 terms, float32 vectors, ingested sources), so several
 processes can share a store and a crash loses nothing committed. Searches run on an in-memory
 snapshot: a float32 matrix (an exact cosine scan is one BLAS matrix-vector product, ~7 ms at 100,000
-passages of 512 dims on one core: exact results, no index to tune) and a ``bm25s`` index over the
+passages of 512 dims on one BLAS thread: exact results, no index to tune) and a ``bm25s`` index over the
 stored terms. Every write bumps a generation number in the same transaction; a search that sees a
 newer generation (its own write, or another process's) reloads the snapshot first.
 """
@@ -24,6 +24,7 @@ from graphagents.errors import ConfigError, ServiceUnavailableError
 
 from ._documents import Document, Scored
 from ._embed import Embedder
+from ._linalg import matvec
 from ._store import BM25_B, BM25_K1, Row, SourceRecord, Store, metadata_json, top_scored
 
 _SCHEMA = (
@@ -189,7 +190,7 @@ class EmbeddedStore(Store):
         snap = self.snapshot()
         if not snap.ids:
             return []
-        return top_scored(snap.ids, snap.matrix @ vector, n)
+        return top_scored(snap.ids, matvec(snap.matrix, vector), n)
 
     def drop(self) -> None:
         import shutil

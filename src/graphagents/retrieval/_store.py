@@ -133,7 +133,12 @@ class Store(ABC):
             result += self._upsert_batch(batch)
             if progress is not None:
                 progress(len(batch))
+        if result.added or result.updated:
+            self._after_upsert()
         return result
+
+    def _after_upsert(self) -> None:  # noqa: B027 - a hook: most backends have nothing to do
+        """A backend's chance to reorganise after a whole upsert (pgvector builds its index here)."""
 
     def add(self, docs: Iterable[Document], *, progress: Progress | None = None) -> UpsertResult:
         """Like :meth:`upsert`, but an id that exists with other content is an error, not a replace."""

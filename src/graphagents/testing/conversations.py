@@ -62,7 +62,7 @@ class ConversationResult:
     state: dict[str, Any] = field(default_factory=dict)
     values: dict[str, Any] = field(default_factory=dict)
     usage: list[Usage] = field(default_factory=list)
-    """Each turn's model calls, tokens, latency and steps."""
+    """Per turn: model calls, tokens, latency and steps (``Reply.usage``)."""
 
 
 def _check(name: str, data: Any) -> dict[str, Any]:
@@ -154,9 +154,9 @@ def run_conversation(name: str, data: Mapping[str, Any], make_agent: Callable[[]
         text = str(step["user"])
         where = f"step {i} ({text!r})"
         reply = session.send(text)
+        result.usage.append(reply.usage)
         result.turns += 1
         result.transcript.append((text, reply.text))
-        result.usage.append(reply.usage)
         errors = [e.to_dict().get("message") for e in reply.events if e.type == "error"]
         if errors:
             result.failures.append(f"{where}: error events {errors}")

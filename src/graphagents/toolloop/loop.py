@@ -34,7 +34,7 @@ from langgraph.errors import GraphBubbleUp
 from langgraph.graph import StateGraph
 from langgraph.managed import RemainingSteps
 
-from graphagents.errors import ModelRequestsBlocked
+from graphagents.errors import ModelOutputError, ModelRequestsBlocked
 from graphagents.events import DecisionEvent, ErrorEvent, TokenEvent, ToolCallEvent, ToolResultEvent, emit
 from graphagents.llm.context_cache import prompt_caching_for
 from graphagents.llm.limits import MAX_OUTPUT_CHARS, content_text
@@ -220,7 +220,8 @@ class ToolLoop(Generic[Ctx, B]):
         assert call is not None
         confirm = self.confirmation is not None and self.confirmation.needs(call)
         update["pending"] = {"name": call.name, "parameters": dict(call.parameters), "rewrite": rewrite,
-                             "reasoning": step.reasoning, "user_facing": step.user_facing,
+                             "reasoning": clip(step.reasoning, self.limits.section_chars),
+                             "user_facing": step.user_facing,
                              "raw": self._kept(step), "confirm": confirm}
         update["confirmation"] = None
         return update
@@ -247,6 +248,9 @@ class ToolLoop(Generic[Ctx, B]):
         size = 0
         for piece in pieces:
             if size + len(piece) > MAX_OUTPUT_CHARS:
+                close = getattr(pieces, "close", None)
+                if close is not None:
+                    close()  # stop the provider's stream instead of downloading the rest
                 return "".join(parts), (f"Your answer was longer than {MAX_OUTPUT_CHARS:,} characters "
                                         "and was not read: keep each turn short.")
             parts.append(piece)
@@ -283,7 +287,10 @@ class ToolLoop(Generic[Ctx, B]):
             return self.protocol.parse(text, None), ""
 
         def reprint(bad: str) -> str:
-            return content_text(model.invoke([HumanMessage(self.protocol.reprint_request(bad))]).content)
+            again = content_text(model.invoke([HumanMessage(self.protocol.reprint_request(bad))]).content)
+            if len(again) > MAX_OUTPUT_CHARS:
+                raise ModelOutputError(f"the reprint was longer than {MAX_OUTPUT_CHARS:,} characters")
+            return again
 
         return self.protocol.parse(text, reprint), ""
 

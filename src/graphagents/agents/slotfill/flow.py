@@ -58,6 +58,14 @@ def collecting_stage(sc: Scenario, key: str) -> str | None:
     return None
 
 
+def correction_stage_for(sc: Scenario, key: str) -> str | None:
+    """The correction stage that asks ``key`` again: its own group's, else any that takes it."""
+    group = sc.group_of(key)
+    takes = [sid for sid, st in sc.stages.items() if st.stage_type == "correction" and key in st.keys]
+    own = [sid for sid in takes if sc.stages[sid].correction_for_group == group]
+    return (own or takes)[0] if takes else None
+
+
 def confirmation_stage(sc: Scenario, group: str) -> str | None:
     for sid, st in sc.stages.items():
         if st.stage_type == "confirmation" and st.confirmation_group == group:

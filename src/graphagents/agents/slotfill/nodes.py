@@ -15,6 +15,7 @@ from langgraph.types import interrupt
 from ...events import StateUpdateEvent, emit
 from ...settings import Settings
 from ...store import database_for
+from . import offline
 from .engine import Engine
 from .flow import pending_groups
 from .logs import log
@@ -58,20 +59,29 @@ class Nodes:
         self.settings = settings
 
     def start(self, state: SlotfillState) -> dict[str, Any]:
-        """A new conversation, or the next answer when a run ended without a pending question."""
+        """A new conversation; after one ended, a polite closing unless a new application is asked for."""
         status = state.get("status")
         if status == "active" and state.get("stage_id"):
             return {}
+        text = state.get("user_input", "")
+        msgs = self.engine.sc.messages
+        if status in ("completed", "cancelled", "handoff") and not offline.asks_for_new_application(text):
+            # "고마워요" after the end: a closing, and the finished application stays as it was.
+            reply = msgs.closing if status == "completed" else msgs.closing_inactive
+            return {"reply": reply, "question": "", "user_input": "", "last_intent": "closing"}
         w = Work.from_state({}, self.engine.sc.start_stage_id)
-        self.engine.start(w, dict(state.get("profile") or {}))
+        # The opening line starts the conversation: read for what it gives ahead, never as an answer.
+        # A new application keeps nothing of the last one but the profile, confirmed again.
+        self.engine.start(w, dict(state.get("profile") or {}), opening=text)
         log.info("session %s started at stage %s", state.get("session_id"), w.stage_id)
-        # The opening line only starts the conversation; it is consumed, not read as an answer.
         updates = {**work_updates(self.engine, w), "application_id": None, "user_input": "",
                    "stats": {"turns": 0}}
         _emit_if_changed({}, updates)
         return updates
 
     def route_start(self, state: SlotfillState) -> str:
+        if state.get("last_intent") == "closing":
+            return "end"
         if state.get("user_input") and state.get("status") == "active":
             return "process"
         return self.route(state)

@@ -26,6 +26,7 @@ class Work:
     previous_stage_id: str | None = None
     offer: dict[str, Any] | None = None
     handoff_declined: list[str] = field(default_factory=list)
+    volunteered: list[str] = field(default_factory=list)
     profile: dict[str, Any] = field(default_factory=dict)
     status: str = "active"
     question: str = ""

@@ -29,7 +29,7 @@ from typing import Any, Literal
 import numpy as np
 
 from graphagents.cache import literals
-from graphagents.retrieval import Embedder
+from graphagents.retrieval import Embedder, matvec
 from graphagents.store import Database
 
 Action = Literal["IMMEDIATE_TEMPLATE_REUSE", "ADAPT_TEMPLATE", "GENERATE_NEW"]
@@ -135,7 +135,7 @@ class QueryMemory:
         if not rows:
             return SimilarQueryResult("GENERATE_NEW", None, (), ())
         matrix = np.stack([v for v in vectors if len(v) == self.embedder.dim])
-        similarity = np.clip(matrix @ self.embedder.embed_one(question), 0.0, 1.0)
+        similarity = np.clip(matvec(matrix, self.embedder.embed_one(question)), 0.0, 1.0)
         max_log_uses = max(math.log1p(int(r[4])) for r in rows)
         scored = []
         for (q, sql, ok, bad, uses, mappings, _), sim in zip(rows, similarity, strict=True):

@@ -52,12 +52,14 @@ class ConfirmationResult:
 
 
 
-def _as_field(spec: SlotSpec | FieldInfo) -> FieldInfo:
+def _as_field(spec: SlotSpec | FieldInfo, current: object = None) -> FieldInfo:
     if isinstance(spec, FieldInfo):
         return spec
     if spec.type == "boolean":
         return FieldInfo(spec.labels, lambda text: extract_value(spec, _strip_correction_words(text)), False)
-    return FieldInfo(spec.labels, lambda text: extract_value(spec, text), spec.type != "text")
+    now = current if isinstance(current, str | int | bool) else None
+    # A confirmation that reads back a name is about that name: "아니요, 박서연입니다" answers it.
+    return FieldInfo(spec.labels, lambda text: extract_value(spec, text, now, asked=True), spec.type != "text")
 
 
 def _cues(text: str) -> tuple[bool, bool]:
@@ -72,7 +74,8 @@ def _strip_correction_words(text: str) -> str:
 
 
 def _mentions(text: str, infos: Mapping[str, FieldInfo]) -> list[tuple[int, int, str]]:
-    """(start, end, key) of field labels; a label inside another field's longer label is dropped."""
+    """(start, end, key) of field labels; a label inside another field's longer label is dropped, and
+    a field named again before another one is ("번호가 ... 아 아니다, 끝번호 2016") reads as one part."""
     mentions = sorted(
         (start, end, key) for key, info in infos.items() for start, end in find_labels(text, info.labels)
     )
@@ -80,7 +83,7 @@ def _mentions(text: str, infos: Mapping[str, FieldInfo]) -> list[tuple[int, int,
         a, b = mentions[i - 1], mentions[i]
         if b[0] < a[1]:
             mentions.pop(i if b[1] - b[0] <= a[1] - a[0] else i - 1)
-    return mentions
+    return [m for i, m in enumerate(mentions) if i == 0 or mentions[i - 1][2] != m[2]]
 
 
 def _read_labelled(
@@ -138,8 +141,8 @@ def classify_confirmation(
     text = normalize(text)
     if is_hesitation(text):
         return ConfirmationResult("unclear")
-    infos = {key: _as_field(spec) for key, spec in fields.items()}
     current = current or {}
+    infos = {key: _as_field(spec, current.get(key)) for key, spec in fields.items()}
     confirms, corrects = _cues(text)
     confirms = confirms and not text.rstrip().endswith("?")  # "좋네요?" asks, it does not confirm
     mentions = _mentions(text, infos)

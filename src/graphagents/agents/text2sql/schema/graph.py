@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from graphagents.retrieval import Embedder, load_embedder
+from graphagents.retrieval import Embedder, load_embedder, matvec
 
 from .lexical import LexicalIndex
 from .model import (
@@ -79,7 +79,7 @@ class _Segments:
     def best_cosine(self, query: np.ndarray) -> np.ndarray:
         if self.size == 0:
             return np.zeros(0, dtype=np.float32)
-        return np.clip(np.maximum.reduceat(self.matrix @ query, self.starts), 0.0, 1.0)
+        return np.clip(np.maximum.reduceat(matvec(self.matrix, query), self.starts), 0.0, 1.0)
 
 
 class SchemaGraph:
