@@ -8,6 +8,10 @@ import pytest
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
+SERVICE_MARKERS = {"pg_admin_url": "postgres", "pg_database": "postgres", "redis_url": "redis", "browser": "browser"}
+"""A test that uses one of these fixtures gets the marker, so ``-m "not postgres"`` really excludes it.
+(Here rather than in conftest.py: with one conftest per test folder, ``import conftest`` is ambiguous.)"""
+
 
 def service_missing(what: str) -> None:
     if IN_CI:

@@ -42,6 +42,7 @@ __all__ = [
     "SessionContext",
     "all_specs",
     "broken_agents",
+    "build_subagent",
     "get_spec",
     "register",
     "unregister",
@@ -254,3 +255,18 @@ def get_spec(name: str) -> AgentSpec:
             raise ConfigError(f"agent {name!r} failed to load: {_broken[name]}") from None
         known = ", ".join(sorted(specs)) or "none"
         raise UnknownAgentError(f"unknown agent {name!r}; registered agents: {known}") from None
+
+
+def build_subagent(name: str, parent: BuildContext, *, llm: BaseChatModel | None, **options: Any) -> CompiledStateGraph:
+    """A registered agent's compiled graph, for another agent to run as a sub-graph.
+
+    The sub-agent is configured through its own options model (validated here, one-line errors
+    naming ``name``), shares the parent's settings and embedder, and gets no checkpointer of its
+    own: invoked inside a parent node it checkpoints in the parent's thread, and its events reach
+    the session with its namespace."""
+    from ._options import validate_options
+
+    spec = get_spec(name)
+    values, typed = validate_options(spec.options_model, options, agent=name, session=False)
+    return spec.build(BuildContext(llm, None, parent.settings, values, agent=name, typed_options=typed,
+                                   embedder_factory=parent.embedder_factory))

@@ -49,6 +49,15 @@ def test_garbage_twice_or_a_failing_provider_gives_the_fallback(answers: list[An
     assert ask_json(scripted(*answers), "classify", Intent, FALLBACK) is FALLBACK
 
 
+def test_on_error_sees_the_cause_of_a_fallback_and_nothing_on_success() -> None:
+    seen: list[Exception] = []
+    assert ask_json(scripted(GARBAGE, GARBAGE), "classify", Intent, None, on_error=seen.append) is None
+    assert len(seen) == 1 and "twice" in str(seen[0])
+    assert ask_json(scripted(GOOD), "classify", Intent, None, on_error=seen.append) is not None
+    assert ask_json(scripted(RuntimeError("provider down")), "classify", Intent, None, on_error=seen.append) is None
+    assert len(seen) == 2 and str(seen[1]) == "provider down"
+
+
 def test_an_answer_over_the_size_cap_is_refused_and_repaired() -> None:
     huge = json.dumps({"intent": "x" * MAX_OUTPUT_CHARS, "confidence": 1.0})
     model = scripted(huge, GOOD)

@@ -156,6 +156,9 @@ def test_format_negative_amounts() -> None:
         ("1조 2천", 1_200_000_000_000),
         ("3억 5천원", 300_005_000),  # said with 원, the 천 is taken literally
         ("1만 5천", 15_000),
+        ("보증금 3억 5천에 월세 80만원", 350_000_000),  # a particle after the unsaid 만
+        ("3억 5천으로 올려 달래요", 350_000_000),
+        ("전세 보증금 3억인데 갱신할 때", 300_000_000),  # the copula 인 after a big unit
     ],
 )
 def test_the_unsaid_man_after_eok(text: str, expected: int) -> None:

@@ -32,8 +32,8 @@ _BIG_UNITS = {"만": 10**4, "억": 10**8, "조": 10**12}
 _ARABIC = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 _GROUPED = re.compile(r"\d{1,3}(?:,\d{3})+")
 # Syllables that may follow a big unit: particles and copulas ("300만으로", "천만이요"). Anything else
-# means the unit is the start of another word: 만들다, 만약, 만료, 억울, 조금, 조회.
-_AFTER_BIG = set("원은는이가을를로으도에까만정씩짜입요과와랑하부쯤")
+# means the unit is the start of another word: 만들다, 만약, 만료, 억울, 조금, 조회. (인: "3억인데")
+_AFTER_BIG = set("원은는이가을를로으도에까만정씩짜입요과와랑하부쯤인")
 # A particle in front of a Hangul numeral is still a word boundary in unspaced STT output.
 _PARTICLES_BEFORE = set("는은를을도에로가고")
 # Counters turn a trailing number into something else: "500만 1회", "3천 2개".
@@ -162,8 +162,8 @@ def _parse_amount_at(s: str, i: int, *, need_unit: bool = True) -> tuple[Decimal
         won = _won_follows(s, j)
         if next_ch in _COUNTERS and won is None:
             break
-        if groups and spaced and won is None and (not has_unit or (is_hangul(next_ch))):
-            break
+        if groups and spaced and won is None and (not has_unit or (is_hangul(next_ch) and next_ch not in _AFTER_BIG)):
+            break  # a particle may follow the unsaid 만: "3억 5천에", "3억 5천으로"
         if groups and has_unit and won is None and last_big > 10**4 and val < 10**4:
             val *= last_big // 10**4  # "3억 5천": the 만 of 5천만 goes unsaid
         total += val

@@ -16,7 +16,7 @@ LangGraph's interrupts (``GraphBubbleUp``), which are control flow, not errors.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -39,8 +39,10 @@ def _messages(prompt: Prompt) -> list[BaseMessage]:
     return [HumanMessage(prompt)] if isinstance(prompt, str) else list(prompt)
 
 
-def _fallback(schema: object, exc: Exception, fallback: F) -> F:
+def _fallback(schema: object, exc: Exception, fallback: F, on_error: Callable[[Exception], None] | None) -> F:
     name = getattr(schema, "__name__", str(schema))
+    if on_error is not None:
+        on_error(exc)
     if isinstance(exc, GraphAgentsError):
         log.info("model answer for %s unusable, fallback used: %s", name, exc)
     else:  # a provider outage must not end the conversation
@@ -49,22 +51,25 @@ def _fallback(schema: object, exc: Exception, fallback: F) -> F:
 
 
 def ask_json(model: BaseChatModel, prompt: Prompt, schema: type[T], fallback: F, *,
-             config: RunnableConfig | None = None) -> T | F:
-    """The model's answer as a ``schema`` value, or ``fallback`` when it cannot give one."""
+             config: RunnableConfig | None = None, on_error: Callable[[Exception], None] | None = None) -> T | F:
+    """The model's answer as a ``schema`` value, or ``fallback`` when it cannot give one.
+
+    ``on_error`` sees the exception behind a fallback (agents that log their decisions record it)."""
     try:
         return invoke_json(model, _messages(prompt), schema, config=config)  # type: ignore[no-any-return]
     except (ModelRequestsBlocked, GraphBubbleUp):
         raise
     except Exception as exc:
-        return _fallback(schema, exc, fallback)
+        return _fallback(schema, exc, fallback, on_error)
 
 
 async def aask_json(model: BaseChatModel, prompt: Prompt, schema: type[T], fallback: F, *,
-                    config: RunnableConfig | None = None) -> T | F:
+                    config: RunnableConfig | None = None,
+                    on_error: Callable[[Exception], None] | None = None) -> T | F:
     """The async twin of :func:`ask_json`."""
     try:
         return await ainvoke_json(model, _messages(prompt), schema, config=config)  # type: ignore[no-any-return]
     except (ModelRequestsBlocked, GraphBubbleUp):
         raise
     except Exception as exc:
-        return _fallback(schema, exc, fallback)
+        return _fallback(schema, exc, fallback, on_error)

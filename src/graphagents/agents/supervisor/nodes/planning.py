@@ -1,0 +1,90 @@
+"""planning: intent (type, confidence, entities) and the execution plan (teams, order, strategy,
+the reason for each team). One structured model call with repair, or the offline classifier; a
+model failure falls back to the offline plan and says so."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphagents.events import DecisionEvent, emit
+from graphagents.llm import ask_json
+
+from ..context import SupervisorContext
+from ..offline.entities import extract_entities
+from ..plan import DIRECT_INTENTS, INTENT_TYPES, SIMPLE_INTENTS, PlanOut, build_plan, merge_entities
+from ..prompts import PROMPTS
+from ..state import MainSupervisorState
+
+
+def offline_plan(ctx: SupervisorContext, query: str, entities: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    guess = ctx.classifier.classify(query, entities)
+    intent = {"intent_type": guess.intent, "confidence": guess.confidence, "entities": entities,
+              "simple": guess.simple, "neighbours": [list(n) for n in guess.neighbours[:3]]}
+    steps: list[dict[str, Any]] = []
+    for team in guess.teams:
+        step: dict[str, Any] = {"team": team, "reason": guess.reasons.get(team, ""), "optional": team in guess.optional}
+        if team == "search":
+            step["scopes"] = list(guess.scopes)
+        if team == "document":
+            # Ordered after analysis when the draft should reflect it; the hand-off itself is decided at
+            # run time (collaborate), once it is known whether the analysis found anything to pass on.
+            step["uses"] = ["search"]
+            step["after"] = ["search", "analysis"] if guess.document_uses_analysis else ["search"]
+        steps.append(step)
+    return intent, build_plan(steps, "parallel")
+
+
+def model_plan(ctx: SupervisorContext, query: str, entities: dict[str, Any],
+               errors: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The planner model's plan; None (the cause appended to ``errors``) when it gave no usable one."""
+    assert ctx.models.planner is not None
+    out = ask_json(ctx.models.planner, PROMPTS.render("planning.md", query=query), PlanOut, None,
+                   on_error=lambda exc: errors.append(f"{type(exc).__name__}: {exc}"))
+    if out is None:
+        return None
+    intent_type = out.intent.intent_type if out.intent.intent_type in INTENT_TYPES else "legal"
+    merged = merge_entities(entities, out.intent.entities)
+    intent = {"intent_type": intent_type, "confidence": out.intent.confidence, "entities": merged,
+              "simple": intent_type in SIMPLE_INTENTS}
+    steps = [s.model_dump() for s in out.teams]
+    if intent_type in DIRECT_INTENTS:
+        steps = []
+    return intent, build_plan(steps, out.strategy)
+
+
+def make_planning(ctx: SupervisorContext) -> Any:
+    def planning(state: MainSupervisorState) -> dict[str, Any]:
+        query = state["query"]
+        entities = extract_entities(query)
+        method, errors = "offline", list[str]()
+        planned = model_plan(ctx, query, entities, errors) if ctx.models.planner is not None else None
+        if planned is not None:
+            intent, plan = planned
+            method = "model"
+        else:
+            intent, plan = offline_plan(ctx, query, entities)
+            method = "fallback" if errors else "offline"
+        error = "; ".join(errors)[:300]
+        if not ctx.options.parallel:
+            plan["strategy"] = "sequential"
+        tasks = plan["teams"]
+        teams = [t["team"] for t in tasks]
+        reason = "; ".join(f"{t['team']}: {t['reason']}" for t in tasks) or (
+            "인사에는 바로 답합니다" if intent["intent_type"] == "greeting" else "부동산 상담 범위 밖의 질문입니다")
+        shown = {k: v for k, v in intent.items() if k != "neighbours"}
+        emit(DecisionEvent("plan", " → ".join(teams) or "respond", reason,
+                           {"intent": shown, "strategy": plan["strategy"], "teams": tasks, "method": method,
+                            **({"error": error} if error else {})}))
+        steps = [{"team": t["team"], "task": t["reason"], "description": ", ".join(t.get("scopes", []))}
+                 for t in tasks]
+        return {"current_phase": "planning",
+                "planning_state": {"analyzed_intent": intent, "execution_steps": steps, "method": method,
+                                   **({"error": error} if error else {})},
+                "execution_plan": plan, "active_teams": teams, "plan_queue": tasks}
+
+    return planning
+
+
+def route_after_planning(state: MainSupervisorState) -> str:
+    """The note's rule: teams to run -> orchestrate; nothing to run (greeting, out of scope) -> respond."""
+    return "execute" if state.get("plan_queue") else "respond"

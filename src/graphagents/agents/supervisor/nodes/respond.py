@@ -1,0 +1,69 @@
+"""aggregate and generate_response: the team outputs become one answer with citations.
+
+With a model the prose is the model's; the citation line and the data-source notes are added
+by code either way, so an answer never loses its articles or its "synthetic data" warning.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+
+from graphagents.events import DecisionEvent, emit
+
+from ..aggregate import artifacts, collect
+from ..context import SupervisorContext
+from ..offline.compose import GREETING, OUT_OF_SCOPE, compose
+from ..offline.compose import _source_notes as source_notes
+from ..prompts import PROMPTS
+from ..state import MainSupervisorState
+
+
+def make_aggregate(ctx: SupervisorContext) -> Any:
+    def aggregate(state: MainSupervisorState) -> dict[str, Any]:
+        agg = collect(state, ctx.articles)
+        return {"current_phase": "aggregate", "aggregated": agg, "artifacts": artifacts(agg),
+                "finish_reason": agg["finish_reason"]}
+
+    return aggregate
+
+
+def _results_for_model(agg: dict[str, Any]) -> str:
+    keep = {k: agg.get(k) for k in ("analysis", "loans", "document", "finish_reason")}
+    market = agg.get("market") or {}
+    keep["market"] = {k: market.get(k) for k in ("question", "sql", "rows", "source")} if market else None
+    doc = agg.get("document")
+    if doc:
+        keep["document"] = {k: doc.get(k) for k in ("title", "missing_items")}
+    return json.dumps(keep, ensure_ascii=False, default=str)[:12000]
+
+
+def make_generate_response(ctx: SupervisorContext) -> Any:
+    def generate_response(state: MainSupervisorState) -> dict[str, Any]:
+        query = state["query"]
+        agg = state.get("aggregated") or {}
+        intent = (state.get("planning_state") or {}).get("analyzed_intent") or {}
+        if not agg:  # responding directly after planning
+            text = GREETING if intent.get("intent_type") == "greeting" else OUT_OF_SCOPE
+            return {"reply": text, "current_phase": "respond", "finish_reason": "direct", "artifacts": []}
+        if ctx.models.responder is None:
+            return {"reply": compose(query, agg), "current_phase": "respond"}
+        citations = agg.get("citations") or []
+        articles = "\n".join(f"- {c['citation']}({c['title']}): {c['text'][:600]}" for c in citations) or "없음"
+        prompt = PROMPTS.render("respond.md", query=query, results=_results_for_model(agg), articles=articles,
+                        missing="\n".join(f"- {m}" for m in agg.get("missing") or []) or "없음")
+        try:
+            text = str(ctx.models.responder.invoke([HumanMessage(prompt)]).content).strip()
+        except Exception as exc:  # any provider failure: the offline composer still answers
+            emit(DecisionEvent("response", "fallback", f"모델 응답 실패로 템플릿 응답을 씁니다: {type(exc).__name__}"))
+            return {"reply": compose(query, agg), "current_phase": "respond"}
+        footer = source_notes(agg.get("sources") or [])
+        if agg.get("missing"):  # said by code too, so a model cannot drop what is missing
+            footer.append("확인이 필요한 정보: " + "; ".join(agg["missing"]))
+        if citations:
+            footer.append("근거 조문: " + ", ".join(c["citation"] for c in citations))
+        return {"reply": "\n\n".join([text, "\n".join(footer)]).strip(), "current_phase": "respond"}
+
+    return generate_response

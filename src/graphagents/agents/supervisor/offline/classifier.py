@@ -1,0 +1,176 @@
+"""The offline planner: labelled example queries (nearest neighbours over the shared embedder)
+plus precise lexical rules.
+
+Rules decide when they fire (they are precise); the neighbours fill in what the rules leave open
+and set the confidence. A team the neighbours suggest but no rule confirms is planned as
+*optional*, so orchestration can drop it once the search results show it is not needed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Protocol
+
+import numpy as np
+import yaml
+
+from .. import entities as ent
+from .lexicon import lexicon, normalise
+
+PACKAGE = "graphagents.agents.supervisor.offline"
+K = 5
+OUT_OF_DOMAIN_SIM = 0.35
+HEDGE = 0.5
+_DOC_NEEDS_ANALYSIS = re.compile(r"협상|분석해서|비교해서|바탕으로|반영|보고서")
+_LOOKUP_INTENTS = frozenset({"legal", "loan_info", "market_lookup"})
+
+
+class Embedder(Protocol):
+    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class Example:
+    query: str
+    intent: str
+    teams: tuple[str, ...]
+    scopes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlanGuess:
+    intent: str
+    teams: tuple[str, ...]
+    scopes: tuple[str, ...]
+    confidence: float
+    optional: tuple[str, ...] = ()
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    neighbours: tuple[tuple[str, str, float], ...] = ()
+    document_uses_analysis: bool = False
+
+    @property
+    def simple(self) -> bool:
+        return self.intent in _LOOKUP_INTENTS
+
+
+@lru_cache(maxsize=1)
+def load_examples() -> tuple[Example, ...]:
+    data = yaml.safe_load(resources.files(PACKAGE).joinpath("examples.yaml").read_text("utf-8"))
+    out = []
+    for group in data["groups"]:
+        for query in group["queries"]:
+            out.append(Example(str(query), group["intent"], tuple(group["teams"]), tuple(group["scopes"])))
+    return tuple(out)
+
+
+class PlanningClassifier:
+    def __init__(self, embedder: Embedder, examples: Sequence[Example] | None = None) -> None:
+        self.embedder = embedder
+        self.examples = tuple(examples or load_examples())
+        self._matrix: np.ndarray | None = None
+
+    @property
+    def matrix(self) -> np.ndarray:
+        if self._matrix is None:
+            self._matrix = np.asarray(self.embedder.embed([e.query for e in self.examples]), dtype=np.float32)
+        return self._matrix
+
+    def neighbours(self, query: str, k: int = K) -> list[tuple[Example, float]]:
+        vec = np.asarray(self.embedder.embed([query]), dtype=np.float32)[0]
+        sims = self.matrix @ vec
+        order = np.argsort(-sims)[:k]
+        return [(self.examples[i], float(sims[i])) for i in order]
+
+    def classify(self, query: str, entities: Mapping[str, Any] | None = None) -> PlanGuess:
+        entities = entities or {}
+        text = normalise(query)
+        lex = lexicon()
+        near = self.neighbours(query)
+        weights = [max(s, 0.0) for _, s in near]
+        total = sum(weights) or 1.0
+
+        def vote(pred: Any) -> float:
+            return sum(w for (e, _), w in zip(near, weights, strict=True) if pred(e)) / total
+
+        intent_scores: dict[str, float] = {}
+        for (e, _), w in zip(near, weights, strict=True):
+            intent_scores[e.intent] = intent_scores.get(e.intent, 0.0) + w / total
+        knn_intent = max(intent_scores, key=lambda k: intent_scores[k])
+        top_sim = near[0][1] if near else 0.0
+        shown = tuple((e.query, e.intent, round(s, 3)) for e, s in near)
+
+        scopes = [s for s, pat in lex.scopes.items() if pat.search(text)]
+        doc = bool(lex.teams["document"].search(text))
+        domain = bool(scopes or doc or lex.teams["analysis_explicit"].search(text))
+        if not domain:
+            if lex.greeting.search(text) or knn_intent == "greeting":
+                return PlanGuess("greeting", (), (), max(intent_scores.get("greeting", 0.0), 0.6), neighbours=shown)
+            if knn_intent == "out_of_scope" or top_sim < OUT_OF_DOMAIN_SIM:
+                return PlanGuess("out_of_scope", (), (), max(intent_scores.get("out_of_scope", 0.0), 0.5),
+                                 neighbours=shown)
+            scopes = [s for s in ("laws", "market", "loans") if vote(lambda e, s=s: s in e.scopes) >= HEDGE]
+            if not scopes:
+                scopes = ["laws"]
+        reasons: dict[str, str] = {}
+        if "laws" not in scopes and "market" not in scopes and "loans" not in scopes:
+            scopes.append("laws")
+        scopes = [s for s in ("laws", "market", "loans") if s in scopes]
+        reasons["search"] = "검색 범위: " + ", ".join({"laws": "법령", "market": "시세", "loans": "대출"}[s]
+                                                     for s in scopes)
+        teams = ["search"]
+        optional: list[str] = []
+        analysis, why = self._analysis(text, scopes, entities)
+        if analysis:
+            teams.append("analysis")
+            reasons["analysis"] = why
+        elif vote(lambda e: "analysis" in e.teams) >= HEDGE:
+            teams.append("analysis")
+            optional.append("analysis")
+            reasons["analysis"] = "비슷한 질문들이 계산·비교를 포함함(약한 근거: 검색 결과를 보고 생략 가능)"
+        if doc:
+            teams.append("document")
+            reasons["document"] = "문서 작성 요청 표현이 있음"
+        intent = _intent(scopes, [t for t in teams if t not in optional], knn_intent)
+        confidence = _confidence(teams, scopes, near, weights, total)
+        return PlanGuess(intent, tuple(teams), tuple(scopes), confidence, tuple(optional), reasons, shown,
+                         document_uses_analysis=doc and "analysis" in teams and bool(_DOC_NEEDS_ANALYSIS.search(text)))
+
+    @staticmethod
+    def _analysis(text: str, scopes: Sequence[str], entities: Mapping[str, Any]) -> tuple[bool, str]:
+        lex = lexicon()
+        if (m := lex.teams["analysis_explicit"].search(text)) and not re.search(r"내역|목록|리스트", text):
+            return True, f"계산·비교 요청('{m.group(0)}')"
+        if lex.teams["lookup"].search(text):
+            return False, ""
+        quantity = lex.teams["analysis_quantity"].search(text)
+        if quantity and ent.has_numbers(entities):
+            return True, f"주어진 수치로 '{quantity.group(0)}'을 계산해야 함"
+        if "loans" in scopes and quantity and (ent.amount(entities, "price") or ent.amount(entities, "income")):
+            return True, "대출 한도 계산 필요"
+        return False, ""
+
+
+def _intent(scopes: Sequence[str], teams: Sequence[str], knn_intent: str) -> str:
+    if "document" in teams:
+        return "comprehensive" if "analysis" in teams and ("market" in scopes or "loans" in scopes) else "document"
+    if "market" in scopes and "loans" in scopes:
+        return "market_loan"
+    if "market" in scopes:
+        return "market_analysis" if "analysis" in teams else "market_lookup"
+    if "loans" in scopes:
+        return "loan_calc" if "analysis" in teams else "loan_info"
+    if "analysis" in teams:
+        return "risk_check" if knn_intent == "risk_check" else "legal_calc"
+    return "legal"
+
+
+def _confidence(teams: Sequence[str], scopes: Sequence[str], near: Sequence[tuple[Example, float]],
+                weights: Sequence[float], total: float) -> float:
+    """Share of neighbour weight whose team set agrees with the plan, floored for rule-backed plans."""
+    agree = sum(w for (e, _), w in zip(near, weights, strict=True) if set(e.teams) == set(teams)) / total
+    scope_agree = sum(w for (e, _), w in zip(near, weights, strict=True) if set(e.scopes) == set(scopes)) / total
+    return round(max(0.5, 0.5 + 0.25 * agree + 0.25 * scope_agree) if teams else agree, 2)

@@ -1,0 +1,1 @@
+"""The three teams, each a LangGraph sub-graph used as a node of the supervisor's graph."""

@@ -1,0 +1,59 @@
+"""The market tool: questions about the transactions table go to the text2sql agent, run as a
+sub-graph over a real SQL database (the synthetic data in SQLite by default, Postgres or the
+user's own table through the ``market_db`` option).
+
+The question is written in Korean from the planner's entities, so the sub-agent sees what a user
+would type; the supervisor never writes SQL itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from graphagents.errors import redact_url
+
+
+@dataclass(frozen=True)
+class MarketSource:
+    url: str
+    synthetic: bool  # our synthetic table (every answer that uses it must say so)
+
+    def describe(self) -> dict[str, Any]:
+        label = "합성(가상) 실거래 데이터 — 실제 시세가 아님" if self.synthetic else "사용자 지정 거래 테이블"
+        return {"kind": "market", "label": label, "synthetic": self.synthetic, "url": redact_url(self.url)}
+
+
+def market_question(query: str, entities: Mapping[str, Any]) -> str | None:
+    """The sub-agent's question: the rows analysis needs (region or complex), both deal types.
+
+    None when the query names no place: "주변 시세" of an unknown place is not a question to guess."""
+    complex_name = entities.get("complex")
+    region = (entities.get("region") or {}).get("sigungu")
+    if complex_name:
+        return f"{complex_name} 거래 내역"
+    if region:
+        return f"{region} 거래 내역"
+    return None
+
+
+def run_market(graph: Any, source: MarketSource, query: str, entities: Mapping[str, Any],
+               config: RunnableConfig | None = None) -> dict[str, Any]:
+    """Ask the text2sql sub-graph; its SQL, rows and status come back as they are."""
+    question = market_question(query, entities)
+    if question is None:
+        return {"question": "", "sql": None, "status": "needs_region", "table": None, "rows": 0, "reply": "",
+                "source": source.describe(), "missing": ["지역(시·군·구) 또는 단지명 — 시세를 조회할 곳"]}
+    state = graph.invoke({"user_input": question, "session_options": {}}, config)
+    table = state.get("table") or None
+    rows = len(table["rows"]) if table else 0
+    reply = str(state.get("reply", ""))
+    out = {"question": question, "sql": state.get("sql"), "status": state.get("status", ""),
+           "table": table, "rows": rows, "reply": reply, "source": source.describe()}
+    if not state.get("sql"):  # the sub-agent declined: its reason is what the user needs to know
+        out["missing"] = [f"시세 데이터 — 시세 조회 에이전트(text2sql)가 '{question}'에 답하지 못함: "
+                          f"{' '.join(reply.split())[:160]}"]
+    return out
