@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...privacy import loggable
 from . import flow
 from .flow import Work
 from .logs import log
@@ -294,14 +295,14 @@ class Engine:
             if reason is not None:
                 reasons.append(reason)
                 w.retries[key] = w.retries.get(key, 0) + 1
-                log.info("rejected %s at stage %s: %s", key, w.stage_id, reason)
+                log.info("rejected %s at stage %s: %s", key, w.stage_id, loggable(reason))
                 continue
             changed = w.slots.get(key) != value
             w.slots[key] = value
             w.retries.pop(key, None)
             if changed:
                 set_keys.append(key)
-                log.info("slot %s set to %s at stage %s", key, display(self.sc, key, value), w.stage_id)
+                log.info("slot %s set to %s at stage %s", key, loggable(display(self.sc, key, value)), w.stage_id)
         return set_keys, reasons
 
     def _retry_cap_hit(self, w: Work, keys: list[str]) -> str | None:
