@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import uuid
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,29 +16,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "server"))  # sse_client, live_server
 
+from auth_helpers import User, new_user, reset_settings  # noqa: E402
+
 from service_checks import service_missing  # noqa: E402
 
 CHROMIUM = os.environ.get("GRAPHAGENTS_CHROMIUM", "/usr/bin/chromium")
-
-
-@dataclass
-class User:
-    user_id: str
-    key: str
-
-    @property
-    def headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.key}"}
-
-
-def reset_settings() -> None:
-    from graphagents import _connections
-    from graphagents.auth.settings import get_auth_settings
-    from graphagents.settings import get_settings
-
-    get_settings.cache_clear()
-    get_auth_settings.cache_clear()
-    _connections.reset()
 
 
 @pytest.fixture
@@ -62,23 +42,14 @@ def auth_on(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.fixture
 def memo_spec() -> Iterator[Any]:
+    from memo_agent import SPEC
+
     import graphagents as ga
     from graphagents.registry import unregister
-    from memo_agent import SPEC
 
     ga.register(SPEC)
     yield SPEC
     unregister(SPEC.name)
-
-
-def new_user(prefix: str) -> User:
-    from graphagents.auth.keys import KeyStore
-    from graphagents.settings import get_settings
-    from graphagents.store import database_for
-
-    user_id = f"{prefix}-{uuid.uuid4().hex[:8]}"
-    key, _ = KeyStore(database_for(get_settings().resolved_database_url)).create(user_id, name="test")
-    return User(user_id, key)
 
 
 @pytest.fixture

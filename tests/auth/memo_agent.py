@@ -28,7 +28,8 @@ class MemoState(TypedDict, total=False):
 
 
 def _table(db: Any) -> None:
-    db.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} (user_id TEXT NOT NULL, session_id TEXT NOT NULL, text TEXT NOT NULL)")
+    db.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} (user_id TEXT NOT NULL, session_id TEXT NOT NULL,"
+               " text TEXT NOT NULL)")
 
 
 def build(ctx: BuildContext) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import jwt
 import pytest
-from conftest import User, reset_settings
+from auth_helpers import User, reset_settings
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import User
+from auth_helpers import User
 from fastapi.routing import APIRoute
 from sse_client import parse_sse
 from starlette.routing import Mount, Route
