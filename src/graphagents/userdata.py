@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from .cache import Cache
     from .store import Database
 
-__all__ = ["UserData", "UserScope", "delete_user", "export_user", "register_user_data", "unregister_user_data",
-           "user_namespace"]
+__all__ = ["UserData", "UserScope", "delete_user", "export_user", "flush_sqlite_logs", "register_user_data",
+           "unregister_user_data", "user_namespace"]
 
 USERS = "users"
 
@@ -188,13 +188,14 @@ def delete_user(user_id: str, *, settings: Settings,
     for item in _store_items(store, user_id):
         store.delete(tuple(item.namespace), item.key)
         removed["memory"] += 1
-    _truncate_sqlite_logs(settings)
+    flush_sqlite_logs(settings)
     return removed
 
 
-def _truncate_sqlite_logs(settings: Settings) -> None:
-    """Checkpoint and empty each SQLite write-ahead log: deleted rows' old pages live on in the WAL
-    until then (the live pages were zeroed by ``secure_delete``)."""
+def flush_sqlite_logs(settings: Settings) -> None:
+    """Checkpoint and empty each SQLite write-ahead log. Until then the main file still holds the
+    pages as they were before the deletion (the WAL holds the new, zeroed ones), so call this after
+    any deletion that must leave no bytes behind."""
     urls = {settings.resolved_checkpoint_url, settings.resolved_database_url, settings.resolved_store_url}
     for url in urls:
         if url == "memory" or url.startswith(POSTGRES_PREFIXES):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass
@@ -34,3 +36,11 @@ def new_user(prefix: str) -> User:
     user_id = f"{prefix}-{uuid.uuid4().hex[:8]}"
     key, _ = KeyStore(database_for(get_settings().resolved_database_url)).create(user_id, name="test")
     return User(user_id, key)
+
+
+def file_bytes(folder: Path) -> bytes:
+    """Every file's bytes, read by another process: opening and closing a SQLite file in this
+    process would drop the locks its open connections hold on it (POSIX advisory locks are per
+    process), which corrupts what they see."""
+    files = sorted(str(f) for f in folder.glob("*") if f.is_file())
+    return subprocess.run(["cat", *files], capture_output=True, check=True).stdout if files else b""

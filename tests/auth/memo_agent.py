@@ -3,7 +3,8 @@
 Each turn writes the text to the checkpointer (state), the long-term store under
 ``user_namespace(user_id)``, the agent's cache (``ctx.cache``, Redis when CACHE_URL is Redis) and a
 table of its own in the application database, and declares a ``UserData`` hook for the last two.
-With ``llm`` set it asks the model for the reply, so model tokens are counted.
+With the option ``reply_words`` it asks a test model for a reply of that many words, so model
+tokens are counted.
 """
 
 from __future__ import annotations
@@ -13,11 +14,18 @@ from typing import Any, TypedDict
 from langchain_core.messages import HumanMessage
 from langgraph.config import get_config
 from langgraph.graph import END, START, StateGraph
+from pydantic import BaseModel, ConfigDict
 
 from graphagents import AgentSpec, BuildContext, SessionContext
+from graphagents.testing import FunctionChatModel
 from graphagents.userdata import UserData, UserScope, user_namespace
 
 TABLE = "memo_notes"
+
+
+class MemoOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reply_words: int = 0
 
 
 class MemoState(TypedDict, total=False):
@@ -33,7 +41,9 @@ def _table(db: Any) -> None:
 
 
 def build(ctx: BuildContext) -> Any:
-    db, store, cache, llm = ctx.database, ctx.store, ctx.cache("last"), ctx.llm
+    db, store, cache = ctx.database, ctx.store, ctx.cache("last")
+    words = int(ctx.options.get("reply_words", 0))
+    llm = FunctionChatModel(function=lambda messages: " ".join(["word"] * words)) if words else None
     _table(db)
 
     def note(state: MemoState) -> dict[str, Any]:
@@ -74,5 +84,5 @@ def delete_user(scope: UserScope) -> int:
 
 SPEC = AgentSpec(
     name="memo", title="Memo (test)", description="keeps a user's words everywhere", build=build,
-    make_input=make_input, user_data=UserData(export=export_user, delete=delete_user),
+    make_input=make_input, options_model=MemoOptions, user_data=UserData(export=export_user, delete=delete_user),
 )

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from auth_helpers import reset_settings
+from auth_helpers import file_bytes, reset_settings
 
 import graphagents as ga
 from graphagents.settings import get_settings
@@ -64,7 +64,7 @@ def markers(p: dict[str, str]) -> list[str]:
 
 
 def sqlite_bytes(data_dir: Path) -> bytes:
-    return b"".join(f.read_bytes() for f in sorted(data_dir.glob("*")) if f.is_file())
+    return file_bytes(data_dir)
 
 
 def postgres_bytes(url: str) -> bytes:

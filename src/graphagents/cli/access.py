@@ -131,7 +131,7 @@ def data_delete(
     as_json: JsonOpt = False,
 ) -> None:
     """Erase a user's sessions, their threads, agents' records and memory, everywhere."""
-    from ..userdata import delete_user
+    from ..userdata import delete_user, flush_sqlite_logs
 
     if not yes and not typer.confirm(f"Erase every session and record of user {user!r}? This cannot be undone"):
         raise typer.Exit(1)
@@ -142,6 +142,7 @@ def data_delete(
         store = _keys()
         removed["web_sign_ins"] = WebSessionStore(store.db).delete_user(user)
         removed["keys"] = store.delete_user(user)
+        flush_sqlite_logs(get_settings())
     if as_json:
         print(json.dumps({"user_id": user, "deleted": removed}))
         return
