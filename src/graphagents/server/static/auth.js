@@ -52,7 +52,9 @@
       const input = node("input", { id: "auth-key", type: "password", autocomplete: "off", spellcheck: "false",
                                     placeholder: "ga_…", required: "" });
       const button = node("button", { type: "submit", id: "auth-submit" }, "Sign in");
-      const note = node("span", { id: "auth-error", role: "alert" }, reason || "");
+      const first = !reason || reason.startsWith("authentication required");
+      const note = node("span", { id: "auth-error", role: "alert" },
+                        first ? "Sign in with an API key (graphagents keys create)" : reason);
       form.append(label, input, button, note);
       box.append(form);
       input.focus();
@@ -65,7 +67,7 @@
             body: JSON.stringify({ api_key: input.value.trim() }),
           });
           input.value = ""; // the key is not kept anywhere on the page
-          if (!res.ok) { note.textContent = await errorOf(res); return; }
+          if (!res.ok) { note.textContent = await errorOf(res); note.className = "failed"; return; }
           const me = await res.json();
           csrf = me.csrf_token;
           showUser({ user_id: me.user_id, via: "cookie" });
