@@ -72,8 +72,10 @@ async def client(auth_on: None, memo_spec: Any, example_spec: Any, trip_spec: An
         yield c
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Module-scoped: the sync Playwright API keeps an event loop running in this thread while it
+    is open, which would break every asyncio test collected after this folder."""
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
         service_missing(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     try:

@@ -64,8 +64,12 @@ async def test_a_cross_site_state_change_is_refused(client: httpx.AsyncClient, a
     assert res.status_code == 403 and "cross-site" in res.json()["error"]
     res = await client.post("/api/auth/login", json={"api_key": alice.key}, headers={"Origin": "https://evil.example"})
     assert res.status_code == 403
-    same = await client.post("/api/agents/memo/sessions", json={}, headers={**alice.headers, "Origin": "http://test"})
-    assert same.status_code == 201
+    for origin in ("null", "http://test.evil.example", "http://evil.example/http://test"):
+        res = await client.post("/api/agents/memo/sessions", json={}, headers={**alice.headers, "Origin": origin})
+        assert res.status_code == 403, origin
+    for origin in ("http://test", "https://test"):  # the same host (https when TLS ends at a proxy)
+        same = await client.post("/api/agents/memo/sessions", json={}, headers={**alice.headers, "Origin": origin})
+        assert same.status_code == 201
 
 
 async def test_cors_is_closed_by_default(client: httpx.AsyncClient) -> None:

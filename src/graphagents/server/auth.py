@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -187,9 +188,14 @@ def _cookie(header: str | None, name: str) -> str | None:
     return morsel.value if morsel is not None and morsel.value else None
 
 
-def _origin_allowed(origin: str, headers: dict[str, str], scheme: str, allowed: list[str]) -> bool:
-    own = f"{scheme}://{headers.get('host', '')}"
-    return origin == own or origin in allowed
+def _origin_allowed(origin: str, headers: dict[str, str], allowed: list[str]) -> bool:
+    """Same host (the scheme may differ behind a TLS-terminating proxy), or a configured origin."""
+    if origin in allowed:
+        return True
+    try:
+        return urlsplit(origin).netloc == headers.get("host", "") != ""
+    except ValueError:
+        return False
 
 
 class AccessMiddleware:
@@ -216,8 +222,7 @@ class AccessMiddleware:
     async def _check(self, scope: Scope, headers: dict[str, str]) -> Identity | None:
         control, method = self.control, scope["method"]
         origin = headers.get("origin")
-        if method in _UNSAFE and origin and not _origin_allowed(origin, headers, scope.get("scheme", "http"),
-                                                                control.auth.cors_origins):
+        if method in _UNSAFE and origin and not _origin_allowed(origin, headers, control.auth.cors_origins):
             raise Rejected(403, "cross-site request refused: this origin is not in GRAPHAGENTS_CORS_ORIGINS")
         if (method, scope["path"]) in PUBLIC_API:
             return None
