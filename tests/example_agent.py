@@ -15,9 +15,7 @@ import asyncio
 import operator
 from typing import Annotated, Any, Literal, TypedDict
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import interrupt
@@ -39,6 +37,7 @@ from graphagents import (
     emit,
     finish_when_low,
 )
+from graphagents.testing import FunctionChatModel
 
 # -- example: two sequential questions, and a loop for the step cap ------------------------------
 
@@ -155,23 +154,17 @@ class TripSessionOptions(BaseModel):
     budget: int = Field(100, ge=0, description="budget per day")
 
 
-class EchoModel(BaseChatModel):
+def EchoModel(reply: str = "A calm plan.") -> FunctionChatModel:  # noqa: N802 - reads like a class
     """A deterministic chat model that reports usage: one input token per prompt word, one output
     token per reply word."""
 
-    reply: str = "A calm plan."
-
-    @property
-    def _llm_type(self) -> str:
-        return "echo"
-
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def answer(messages: list[BaseMessage]) -> AIMessage:
         words_in = sum(len(str(m.content).split()) for m in messages)
-        words_out = len(self.reply.split())
-        message = AIMessage(content=self.reply, usage_metadata={
+        words_out = len(reply.split())
+        return AIMessage(content=reply, usage_metadata={
             "input_tokens": words_in, "output_tokens": words_out, "total_tokens": words_in + words_out})
-        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    return FunctionChatModel(function=answer)
 
 
 def build_research(ctx: BuildContext) -> Any:

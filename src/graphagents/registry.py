@@ -93,7 +93,8 @@ class BuildContext:
     ``AgentSpec.options_model`` instance). ``database`` is the application database, ``store``
     a LangGraph ``BaseStore`` for long-term memory (compile with ``store=ctx.store`` to give nodes
     ``get_store()``), ``cache(namespace)`` a cache private to this agent, ``embedder`` the sentence
-    embedder (built on first use; None when the process has no embedder configured). The
+    embedder (``graphagents.retrieval.load_embedder`` of the ``embedder`` setting unless ``ga.load``
+    was given another; built on first use). The
     services open on first use, so an agent pays only for what it touches.
     """
 

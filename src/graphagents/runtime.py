@@ -38,7 +38,7 @@ from .artifacts import Artifact
 from .errors import ConfigError, InputError, UnknownSessionError
 from .events import Event, FinalEvent, Question, jsonable
 from .llm import load_chat_model
-from .registry import ANONYMOUS, AgentSpec, BuildContext, EmbedderFactory, SessionContext, get_spec
+from .registry import ANONYMOUS, AgentSpec, BuildContext, EmbedderFactory, EmbedderLike, SessionContext, get_spec
 from .settings import Settings, get_settings
 from .usage import Usage
 
@@ -82,12 +82,13 @@ class Reply:
 
 
 def load(name: str, llm: str | BaseChatModel | None = None, *, settings: Settings | None = None,
-         models: Mapping[str, str | BaseChatModel] | None = None, embedder: EmbedderFactory | None = None,
+         models: Mapping[str, str | BaseChatModel] | None = None, embedder: EmbedderFactory | str | None = None,
          **options: Any) -> Agent:
     """Build a registered agent: ``load("slotfill")``, ``load("text2sql", llm="openai:gpt-4o-mini", db=...)``.
 
     ``models`` names a model per role (``{"judge": "anthropic:claude-..."}``) for agents that use
-    several; ``embedder`` is a zero-argument factory for the sentence embedder."""
+    several; ``embedder`` is an embedder spec (``"offline"``, ``"fake"``, ``"openai:..."``) or a
+    zero-argument factory; unset, the ``GRAPHAGENTS_EMBEDDER`` setting decides."""
     return Agent(get_spec(name), llm=llm, settings=settings, models=models, embedder=embedder, **options)
 
 
@@ -113,11 +114,25 @@ def has_async_nodes(graph: Any) -> bool:
     return visit(graph)
 
 
+def _embedder_factory(embedder: EmbedderFactory | str | None, settings: Settings) -> EmbedderFactory:
+    """The agent's embedder is built on first use, so agents that never embed pay nothing."""
+    if callable(embedder):
+        return embedder
+    spec = embedder or settings.embedder
+
+    def factory() -> EmbedderLike:
+        from .retrieval import load_embedder
+
+        return load_embedder(spec)
+
+    return factory
+
+
 class Agent:
     def __init__(self, spec: AgentSpec, *, llm: str | BaseChatModel | None = None,
                  settings: Settings | None = None, checkpoint_url: str | None = None,
                  models: Mapping[str, str | BaseChatModel] | None = None,
-                 embedder: EmbedderFactory | None = None, **options: Any) -> None:
+                 embedder: EmbedderFactory | str | None = None, **options: Any) -> None:
         self.spec = spec
         self.settings = settings or get_settings()
         for model in (spec.options_model, spec.session_options_model):
@@ -132,7 +147,7 @@ class Agent:
         self.sessions = _connections.session_store_for(self.settings.resolved_database_url)
         self.build_context = BuildContext(
             self.llm, self.checkpointer, self.settings, self.options, agent=spec.name, typed_options=typed,
-            models=self.models, embedder_factory=embedder,
+            models=self.models, embedder_factory=_embedder_factory(embedder, self.settings),
         )
         self.graph: CompiledStateGraph = spec.build(self.build_context)
         self.async_nodes = has_async_nodes(self.graph)

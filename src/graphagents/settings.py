@@ -15,6 +15,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GRAPHAGENTS_", env_file=".env", extra="ignore")
 
     llm: str = Field("offline", description='"offline", or "provider:model" such as "openai:gpt-4o-mini"')
+    embedder: str = Field(
+        "offline", description='"offline" (multilingual USE, no network), "fake" (tests) or "provider:model"'
+    )
     data_dir: Path = Field(Path(".graphagents"), description="where embedded stores and caches live")
     checkpoint_url: str | None = Field(
         None, description="LangGraph checkpointer: unset = SQLite under DATA_DIR, postgresql://... = Postgres"

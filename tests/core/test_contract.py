@@ -160,7 +160,8 @@ def test_build_context_services(memo: Any, tmp_path: Path) -> None:
     ctx = agent.build_context
     assert calls == []  # lazy: nothing built until an agent asks
     assert ctx.embedder is ctx.embedder and len(calls) == 1
-    assert ga.load("memo").build_context.embedder is None
+    # unset, the GRAPHAGENTS_EMBEDDER setting decides; a spec string names one
+    assert ga.load("memo", embedder="fake").build_context.embedder.name.startswith("fake")
     db: Database = ctx.database
     assert db.dialect == "sqlite" and db is ga.load("memo").build_context.database
     cache = ctx.cache("answers")

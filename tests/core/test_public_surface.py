@@ -64,7 +64,7 @@ PUBLIC_MODULES = {
     # access control (auth branch): keys/JWT/limits, log redaction, a user's data export and erasure
     "auth", "privacy", "userdata",
     # shared packages other work streams own (docs/INTERFACES): listed so that adding one is a decision
-    "cache", "korean", "llm", "retrieval", "sandbox", "testing", "toolloop",
+    "cache", "korean", "llm", "prompts", "retrieval", "sandbox", "testing", "toolloop",
 }
 
 

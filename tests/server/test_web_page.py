@@ -60,6 +60,8 @@ def test_composite_agent_in_the_browser(browser: Any, tmp_path: Path) -> None:
         page.click("#send")
         page.wait_for_selector(".msg.agent:has-text('Yuna: Jeju, May. Take it slow.')", timeout=20_000)
         last = page.locator(".msg.agent").last
+        # the reply text can stream in before the final event's artifacts are drawn
+        last.locator(".artifact.table table.result tbody tr").first.wait_for(timeout=20_000)
         assert last.locator(".artifact.table table.result tbody tr").count() == 2
         assert last.locator(".artifact.chart svg.chart rect").count() == 2
         assert "[1] research" in last.locator(".artifact.citation").inner_text()

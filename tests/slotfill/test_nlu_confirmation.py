@@ -10,9 +10,8 @@ from graphagents.agents.slotfill.nlu import (
     SlotSpec,
     SlotValue,
     classify_confirmation,
-    classify_repair,
-    extract_phone,
 )
+from graphagents.korean import classify_repair, extract_phone
 
 NAME = SlotSpec("customer_name", "person_name", ("이름", "성함", "성명"))
 PHONE = SlotSpec("customer_phone", "phone", ("연락처", "번호", "전화번호", "휴대폰", "핸드폰"))

@@ -7,18 +7,12 @@ import graphagents.agents.slotfill.nlu as nlu
 
 def test_public_api() -> None:
     assert sorted(nlu.__all__) == [
-        "AmountMatch", "ConfirmationIntent", "ConfirmationResult", "FieldInfo", "PhoneMatch", "Repair",
-        "SlotSpec", "SlotType", "SlotValue", "YesNo", "classify_confirmation", "classify_repair",
-        "classify_yes_no", "extract_person_name", "extract_phone", "extract_slots", "extract_value",
-        "find_krw_amounts", "find_phones", "format_krw", "mask_phone", "mask_phones_in_text", "match_enum",
-        "parse_krw_amount",
+        "ConfirmationIntent", "ConfirmationResult", "FieldInfo", "SlotSpec", "SlotType", "SlotValue",
+        "classify_confirmation", "extract_slots", "extract_value", "find_labels", "match_enum",
     ]
-    for name in nlu.__all__:
-        assert hasattr(nlu, name), name
+    public = {name for name, value in vars(nlu).items() if not name.startswith("_") and not _is_module(value)}
+    assert public == set(nlu.__all__)
 
 
-def test_kiwi_is_built_once_and_lazily() -> None:
-    from graphagents.agents.slotfill.nlu import morph
-
-    first = morph.get_kiwi()
-    assert morph.get_kiwi() is first
+def _is_module(value: object) -> bool:
+    return type(value).__name__ == "module"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphagents.agents.slotfill.nlu import SlotSpec, classify_confirmation, classify_yes_no
+from graphagents.agents.slotfill.nlu import SlotSpec, classify_confirmation
+from graphagents.korean import classify_yes_no
 
 FIELDS = {"customer_name": SlotSpec("customer_name", "person_name", ("이름", "성함"))}
 

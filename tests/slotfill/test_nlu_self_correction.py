@@ -7,12 +7,12 @@ import pytest
 from graphagents.agents.slotfill.nlu import (
     SlotSpec,
     SlotValue,
-    classify_yes_no,
     extract_slots,
     extract_value,
     match_enum,
 )
 from graphagents.agents.slotfill.nlu.slots import retract_corrected
+from graphagents.korean import classify_yes_no
 
 PER_TIME = SlotSpec("per_time", "amount_krw", ("1회 이체한도", "1회"))
 PER_DAY = SlotSpec("per_day", "amount_krw", ("1일 이체한도", "하루"))

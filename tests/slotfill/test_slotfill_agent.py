@@ -159,14 +159,3 @@ def test_state_keeps_the_note_fields(make_agent: MakeAgent) -> None:
     assert values["stage_visit_count"] == {"confirm_basic_info": 1, "correct_basic_info": 1}
     assert values["pending_confirmation_groups"] == ["basic_info"]
     assert values["confirmed_groups"] == []
-
-
-def test_the_conversation_runner_reports_failures(make_agent: MakeAgent) -> None:
-    from graphagents.agents.slotfill.dialogs import run_dialog
-
-    wrong = {"name": "wrong", "outcome": "completed", "steps": [
-        {"user": "안녕하세요", "bot": "없는 문장", "stage": "greeting",
-         "slot_was_set": {"customer_name": "홍길동", "customer_phone": None}}]}
-    result = run_dialog("wrong.yaml", wrong, make_agent)
-    assert not result.ok
-    assert len(result.failures) == 5  # bot, two slots, stage, outcome

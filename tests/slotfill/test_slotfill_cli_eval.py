@@ -9,8 +9,7 @@ from pathlib import Path
 import typer
 from typer.testing import CliRunner
 
-from graphagents.agents.slotfill.dialogs import bundled_dir
-from graphagents.agents.slotfill.eval import make_eval_command
+from graphagents.agents.slotfill.eval import bundled_conversations, make_eval_command
 from graphagents.cli.main import app
 
 
@@ -41,7 +40,7 @@ def test_eval_command_json(tmp_path: Path) -> None:
     dialogs = tmp_path / "dialogs"
     dialogs.mkdir()
     for name in ("01_happy_path.yaml", "26_cancel_at_confirmation.yaml"):
-        shutil.copy(str(bundled_dir().joinpath(name)), dialogs / name)
+        shutil.copy(str(bundled_conversations().joinpath(name)), dialogs / name)
     cmd = typer.Typer()
     cmd.command()(make_eval_command())
     result = CliRunner().invoke(cmd, ["--data", str(data), "--dialogs", str(dialogs), "--json"])

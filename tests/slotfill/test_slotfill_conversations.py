@@ -7,9 +7,10 @@ from collections.abc import Callable
 import pytest
 
 import graphagents as ga
-from graphagents.agents.slotfill.dialogs import load_dialogs, run_dialog
+from graphagents.agents.slotfill.eval import bundled_conversations
+from graphagents.testing.conversations import load_conversations, run_conversation
 
-DIALOGS = load_dialogs()
+DIALOGS = load_conversations(bundled_conversations())
 
 
 def test_there_are_enough_conversations() -> None:
@@ -18,6 +19,6 @@ def test_there_are_enough_conversations() -> None:
 
 @pytest.mark.parametrize(("name", "data"), DIALOGS, ids=[name.removesuffix(".yaml") for name, _ in DIALOGS])
 def test_conversation(name: str, data: dict, make_agent: Callable[..., ga.Agent]) -> None:
-    result = run_dialog(name, data, make_agent)
+    result = run_conversation(name, data, make_agent)
     transcript = "\n".join(f"> {u}\n{b}" for u, b in result.transcript)
     assert result.ok, "\n".join(result.failures) + "\n--- transcript ---\n" + transcript

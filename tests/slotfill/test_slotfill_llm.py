@@ -58,7 +58,7 @@ def test_value_failing_validation_is_reasked_with_the_reason(make_agent: MakeAge
     for text in ["안녕하세요", "네", "네", "네", "보안카드요"]:
         s.send(text)
     model.push(json.dumps({"values": {"transfer_limit_per_time": 500}}))
-    reply = s.send("제일 적게 해주세요")
+    reply = s.send("five hundred won, please")  # English: the model's to read, the offline path's not
     assert "1회 이체한도는 1만원에서 1억원 사이로 정해 주세요" in reply.text
     assert "transfer_limit_per_time" not in reply.state["slots"]
     assert reply.state["stage"] == "collect_ib_info"
@@ -70,7 +70,7 @@ def test_confirmation_intent_from_the_model_when_offline_is_unsure(make_agent: M
     s.send("안녕하세요")
     model.push(json.dumps({"intent": "specific_correction", "correction_field": "customer_phone",
                            "correction_value": "010-1234-9999", "confidence": 0.9}))
-    reply = s.send("연락처 끝자리가 9999예요")
+    reply = s.send("연락처가 바뀌었는데 끝이 9999로 끝나요")  # no group cue the offline path knows
     assert reply.state["slots"]["customer_phone"] == "010-1234-9999"
     assert "연락처를 010-1234-9999로 수정했어요" in reply.text
     assert "확인 대상 필드" in model.prompt_texts[-1]
@@ -83,3 +83,24 @@ def test_model_exception_does_not_end_the_conversation(make_agent: MakeAgent) ->
     reply = s.send("홍길동이고 010-4444-5555입니다")
     assert not [e for e in reply.events if e.type == "error"]
     assert reply.state["slots"] == {"customer_name": "홍길동", "customer_phone": "010-4444-5555"}
+
+
+def test_a_model_value_the_user_never_said_is_not_read_back(make_agent: MakeAgent) -> None:
+    """Issue 9: no confirmation may read back a value the user did not say; when unsure, ask."""
+    model = ScriptedChatModel(default=EMPTY)
+    s = make_agent(model).session(profile={})
+    s.send("안녕하세요")
+    model.push(json.dumps({"values": {"customer_name": "정다은", "customer_phone": "010-9999-8888"}}))
+    reply = s.send("음 그게요 제가 좀 헷갈려서요")
+    assert reply.state["slots"] == {}
+    assert "정다은" not in reply.text and "010-9999-8888" not in reply.text
+
+
+def test_a_model_value_the_user_said_is_kept(make_agent: MakeAgent) -> None:
+    model = ScriptedChatModel(default=EMPTY)
+    s = make_agent(model).session(profile={})
+    s.send("안녕하세요")
+    model.push(json.dumps({"values": {"customer_phone": "010-3333-4444"}}))
+    reply = s.send("공일공 삼삼삼삼에 사사사사로 연락 주세요")  # spoken digits the offline reader splits
+    assert model.prompts, "the offline path read it alone: this test needs the model's reading"
+    assert reply.state["slots"].get("customer_phone") == "010-3333-4444"

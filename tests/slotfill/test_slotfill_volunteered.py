@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from graphagents.agents.slotfill.engine import Engine
-from graphagents.agents.slotfill.flow import Work
 from graphagents.agents.slotfill.scenario import load_scenario
 from graphagents.agents.slotfill.understanding import Understanding
+from graphagents.agents.slotfill.work import Work
 
 SC = load_scenario(None)
 ENGINE = Engine(SC, Understanding(None))
@@ -78,13 +78,19 @@ def test_hesitation_at_yes_no_stage_sets_nothing(text: str) -> None:
     assert "use_internet_banking" not in values
 
 
-def test_volunteerable_only_at_yes_no_stages() -> None:
-    w = Work.from_state({"slots": dict(BASIC), "stage_id": "ask_lifelong_account"}, SC.start_stage_id)
-    later = ENGINE.volunteerable(w, SC.stages["ask_lifelong_account"])
-    assert later[:2] == ["use_internet_banking", "security_medium"] and set(ALERTS) <= set(later)
-    w = Work.from_state({"slots": dict(IB), "stage_id": "collect_alerts"}, SC.start_stage_id)
-    assert ENGINE.volunteerable(w, SC.stages["collect_alerts"]) == []
-    assert ENGINE.volunteerable(w, SC.stages["collect_ib_info"]) == []
+@pytest.mark.parametrize(
+    ("stage", "text", "expected"),
+    [
+        ("collect_ib_info", "보안카드로 할게요 그리고 출금 알림은 빼 주세요",
+         {"security_medium": "보안카드", "withdrawal_alert": False}),
+        ("collect_alerts", "다 받을게요, 아 그리고 하루 한도는 2천만원으로 올려 주세요",
+         {**dict.fromkeys(ALERTS, True), "transfer_limit_per_day": 20_000_000}),
+    ],
+)
+def test_other_items_are_read_at_every_stage(stage: str, text: str, expected: dict[str, Any]) -> None:
+    slots = {**IB} if stage == "collect_alerts" else {**BASIC, "use_lifelong_account": True,
+                                                      "use_internet_banking": True}
+    assert read(stage, text, slots) == ("inform", expected)
 
 
 @pytest.mark.parametrize(

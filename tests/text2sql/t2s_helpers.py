@@ -9,19 +9,19 @@ from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
-from graphagents.agents.text2sql.embeddings import Embedder
+from graphagents.retrieval import OfflineEmbedder
 
 
-class CountingEmbedder(Embedder):
-    """The real model, counting the texts that actually reach it (cache misses)."""
+class CountingEmbedder(OfflineEmbedder):
+    """The real model without a disk cache, counting the texts that actually reach it (cache misses)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.encoded: list[str] = []
 
-    def _encode_batch(self, texts: list[str]) -> np.ndarray:
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
         self.encoded.extend(texts)
-        return super()._encode_batch(texts)
+        return super()._embed_batch(texts)
 
 
 @contextmanager

@@ -1,36 +1,33 @@
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from t2s_helpers import temporary_pg_database
 
-from graphagents.agents.text2sql.embeddings import get_embedder
 from graphagents.agents.text2sql.memory import QueryMemory, question_literals
-from graphagents.errors import ServiceUnavailableError
+from graphagents.retrieval import load_embedder as get_embedder
 from graphagents.store import Database, open_database
 
-PG_URL = os.environ.get("TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 SQL_SEOUL = "SELECT COUNT(*) FROM customers WHERE region_code = 'SEL'"
+
+
+@pytest.fixture(scope="module")
+def pg_memory_url(pg_admin_url: str) -> Iterator[str]:
+    """A database of our own on the shared server (pg_admin_url: skip locally, fail under CI)."""
+    with temporary_pg_database(pg_admin_url, "t2s_memory") as url:
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def app_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
     if request.param == "sqlite":
         db = open_database(f"sqlite:///{tmp_path / 'app.db'}")
-        yield db
-        db.close()
-        return
-    try:
-        db = open_database(PG_URL)
-    except ServiceUnavailableError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"PostgreSQL is required under CI=true: {exc}")
-        pytest.skip(f"PostgreSQL not reachable: {exc}")
+    else:
+        db = open_database(request.getfixturevalue("pg_memory_url"))
     yield db
-    db.execute("DROP TABLE IF EXISTS t2s_query_memory")
     db.close()
 
 

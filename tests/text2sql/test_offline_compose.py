@@ -18,7 +18,6 @@ from graphagents.agents.text2sql.evaluation.questions import load_questions
 from graphagents.agents.text2sql.guard import SQLGuard
 from graphagents.agents.text2sql.offline import ComposeContext, ComposeResult, compose
 from graphagents.agents.text2sql.offline.dates import find_dates
-from graphagents.agents.text2sql.offline.lexicon import parse_amount
 from graphagents.agents.text2sql.offline.parse import parse_question
 from graphagents.agents.text2sql.schema import load_schema_graph
 
@@ -128,17 +127,14 @@ def test_postgres_rendering_is_dialect_correct(demo: tuple[ComposeContext, Datab
 # ------------------------------------------------------------------ language pieces
 
 
-@pytest.mark.parametrize(("digits", "units", "value"), [
-    ("3", "백만", 3_000_000), ("300", "만", 3_000_000), ("1,500", "", 1_500), ("2.5", "천", 2_500),
-    ("5", "천만", 50_000_000), ("1", "억", 100_000_000),
+@pytest.mark.parametrize(("question", "value"), [
+    ("가격이 3백만원 이상인 상품", 3_000_000), ("가격이 삼백만원 이상인 상품", 3_000_000),
+    ("가격이 300만원 이상인 상품", 3_000_000), ("가격이 백만원 이상인 상품", 1_000_000),
+    ("연봉이 3천5백만원 이상인 직원", 35_000_000), ("가격이 2.5천원 이상인 상품", 2_500),
 ])  # fmt: skip
-def test_korean_amounts(digits: str, units: str, value: int) -> None:
-    assert parse_amount(digits, units) == value
-
-
-def test_comparison_with_korean_units() -> None:
-    frame = parse_question("가격이 3백만원 이상인 상품")
-    assert [(c.op, c.value) for c in frame.comparisons] == [(">=", 3_000_000)]
+def test_comparison_with_korean_units(question: str, value: int) -> None:
+    frame = parse_question(question)
+    assert [(c.op, c.value) for c in frame.comparisons] == [(">=", value)]
 
 
 @pytest.mark.parametrize(("text", "start", "end"), [
@@ -341,8 +337,8 @@ def test_more_date_phrases(text: str, start: date, end: date | None) -> None:
 
 
 def test_korean_numbers_with_several_unit_groups() -> None:
-    from graphagents.agents.text2sql.offline.lexicon import parse_korean_number
+    from graphagents.korean import parse_number
 
-    assert parse_korean_number("3천5백만") == 35_000_000
-    assert parse_korean_number("1억5천만") == 150_000_000
+    assert parse_number("3천5백만") == 35_000_000
+    assert parse_number("1억5천만") == 150_000_000
     assert [(c.op, c.value) for c in parse_question("연봉 3천5백만원 이상").comparisons] == [(">=", 35_000_000)]

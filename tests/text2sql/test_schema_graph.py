@@ -8,7 +8,6 @@ from t2s_helpers import CountingEmbedder
 
 from graphagents.agents.text2sql.db import ColumnInfo, Database, ForeignKey, SchemaInfo, TableInfo, open_database
 from graphagents.agents.text2sql.demo import demo_sqlite_path
-from graphagents.agents.text2sql.embeddings import LexicalIndex, get_embedder, lexical_features
 from graphagents.agents.text2sql.schema import (
     IMPORTANCE_FLOOR,
     SchemaGraph,
@@ -18,7 +17,9 @@ from graphagents.agents.text2sql.schema import (
     load_schema_graph,
     parse_codes,
 )
+from graphagents.agents.text2sql.schema.lexical import LexicalIndex, lexical_features
 from graphagents.agents.text2sql.schema.model import segment_texts
+from graphagents.retrieval import load_embedder
 
 
 @pytest.fixture(scope="module")
@@ -238,7 +239,7 @@ def test_synthetic_schema_search_is_consistent() -> None:
         tables.append(_table(f"{word}_{i}", f"{word} records batch {i}",
                              [("id", "INTEGER", ""), ("parent_id", "INTEGER", ""), ("note", "TEXT", word)], fks))
     graph, *_ = build_schema_graph(SchemaInfo("sqlite", tuple(tables)), fingerprint="synthetic",
-                                   embedder=get_embedder())
+                                   embedder=load_embedder())
     hits = graph.search_tables("warehouse", k=10)
     assert len(hits) == 10 and all(h.table.startswith("warehouse_") for h in hits)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)

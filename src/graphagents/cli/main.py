@@ -41,6 +41,9 @@ ModelOpt = Annotated[
     typer.Option("--model", "-m", help='named model role=spec, e.g. judge=openai:gpt-4o-mini (repeatable)'),
 ]
 UserOpt = Annotated[str, typer.Option("--user", help="the user who owns the session")]
+TableOpt = Annotated[
+    list[str] | None, typer.Option("--table", help="table file or URL for agents that read tables (repeatable)")
+]
 
 
 def parse_pairs(pairs: list[str] | None) -> dict[str, Any]:
@@ -69,10 +72,12 @@ def parse_models(pairs: list[str] | None) -> dict[str, str]:
 
 
 def _agent(name: str, llm: str | None, option: list[str] | None, db: str | None,
-           model: list[str] | None = None) -> Agent:
+           model: list[str] | None = None, tables: list[str] | None = None) -> Agent:
     options = parse_pairs(option)
     if db is not None:
         options["db"] = db
+    if tables:
+        options["tables"] = list(tables)
     return load(name, llm, models=parse_models(model), **options)
 
 
@@ -111,12 +116,13 @@ def ask(
     as_json: JsonOpt = False,
     option: OptionOpt = None,
     db: DbOpt = None,
+    table: TableOpt = None,
     session: Annotated[str | None, typer.Option(help="session id to continue")] = None,
     model: ModelOpt = None,
     user: UserOpt = "anonymous",
 ) -> None:
     """One turn: print the reply (streamed), or JSON with state, artifacts, usage and events."""
-    ag = _agent(agent, llm, option, db, model)
+    ag = _agent(agent, llm, option, db, model, table)
     s = ag.session(session, user_id=user)
     if as_json:
         print(json.dumps({"session_id": s.id, **s.send(text).to_dict()}, ensure_ascii=False))
@@ -144,6 +150,7 @@ def chat(
     as_json: JsonOpt = False,
     option: OptionOpt = None,
     db: DbOpt = None,
+    table: TableOpt = None,
     session_option: Annotated[
         list[str] | None, typer.Option("--session-option", "-s", help="session option key=value")
     ] = None,
@@ -151,7 +158,7 @@ def chat(
     user: UserOpt = "anonymous",
 ) -> None:
     """Talk to an agent: interactively, or line by line from --script."""
-    ag = _agent(agent, llm, option, db, model)
+    ag = _agent(agent, llm, option, db, model, table)
     s = ag.session(session, user_id=user, **parse_pairs(session_option))
     if script is not None:
         try:

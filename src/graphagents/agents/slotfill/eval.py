@@ -13,19 +13,21 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from ...errors import InputError
+from ...testing.conversations import load_conversations, run_all
 from ...usage import UsageSummary
-from .dialogs import iter_results, load_dialogs
 from .engine import Engine
-from .flow import Work, stage_fields
+from .flow import stage_fields
 from .scenario import Scenario, load_scenario
 from .understanding import Understanding
 from .values import normalise
+from .work import Work
 
 TYPICAL_SLOTS: dict[str, Any] = {
     "customer_name": "김민수", "customer_phone": "010-1234-5678", "use_lifelong_account": True,
@@ -56,6 +58,11 @@ class Report:
     """Model calls, tokens, latency and steps per turn over every scripted turn (UsageSummary)."""
 
 
+def bundled_conversations() -> Traversable:
+    """The scripted conversations shipped with the agent (tests play them too)."""
+    return resources.files(__package__).joinpath("evaldata", "conversations")
+
+
 def load_utterances(path: str | Path | None = None) -> list[dict[str, Any]]:
     if path is None:
         text = resources.files(__package__).joinpath("evaldata", "utterances.jsonl").read_text("utf-8")
@@ -84,7 +91,7 @@ def _work_for(sc: Scenario, row: Mapping[str, Any]) -> Work:
     for key in ctx.get("unset", []):
         w.slots.pop(key, None)
     if ctx.get("correction_fields"):
-        w.correction = {"fields": list(ctx["correction_fields"])}
+        w.correction_context = {"fields": list(ctx["correction_fields"])}
     return w
 
 
@@ -124,20 +131,24 @@ def score_dialogs(directory: Path | None, report: Report, scenario: str | None) 
 
     if SPEC.name not in ga.all_specs():
         ga.register(SPEC)
-    dialogs = load_dialogs(directory)
+    try:
+        dialogs = load_conversations(directory if directory is not None else bundled_conversations())
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read conversations: {exc}") from None
     with tempfile.TemporaryDirectory(prefix="slotfill-eval-") as tmp:
         settings = Settings(data_dir=Path(tmp), llm="offline")
         options: dict[str, Any] = {"scenario": scenario} if scenario else {}
-        results = list(iter_results(dialogs, lambda: ga.load("slotfill", "offline", settings=settings, **options)))
+        results = run_all(dialogs, lambda: ga.load("slotfill", "offline", settings=settings, **options))
     report.dialogs = len(results)
     report.task_success = sum(r.ok for r in results) / len(results) if results else 0.0
     report.avg_turns = sum(r.turns for r in results) / len(results) if results else 0.0
     happy = [r for r in results if r.name.startswith("happy path")]
     report.happy_path_turns = happy[0].turns if happy else 0
     report.infinite_loops = sum(1 for r in results for f in r.failures if "step cap" in f)
-    report.caps_hit = sum(r.stats.get("loops_hit", 0) + r.stats.get("retry_caps", 0) for r in results)
-    report.corrections_requested = sum(r.stats.get("corrections_requested", 0) for r in results)
-    report.corrections_handled = sum(r.stats.get("corrections_handled", 0) for r in results)
+    stats = [r.values.get("stats") or {} for r in results]
+    report.caps_hit = sum(s.get("loops_hit", 0) + s.get("retry_caps", 0) for s in stats)
+    report.corrections_requested = sum(s.get("corrections_requested", 0) for s in stats)
+    report.corrections_handled = sum(s.get("corrections_handled", 0) for s in stats)
     report.failed_dialogs = [{"name": r.name, "failures": r.failures[:3]} for r in results if not r.ok]
     report.usage = UsageSummary().extend(u for r in results for u in r.usage).to_dict()
 

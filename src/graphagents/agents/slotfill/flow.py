@@ -6,64 +6,11 @@ engine's turn logic can be read (and tested) without LangGraph.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from .scenario import END, Scenario, SlotCondition, Stage
 from .values import display, render
-
-
-@dataclass
-class Work:
-    """A mutable working copy of the state for one turn; ``updates()`` turns it back into a dict."""
-
-    stage_id: str
-    slots: dict[str, Any]
-    confirmed: list[str]
-    visits: dict[str, int]
-    retries: dict[str, int]
-    correction: dict[str, Any]
-    stats: dict[str, int]
-    previous_stage_id: str | None = None
-    offer: dict[str, Any] | None = None
-    declined: list[str] = field(default_factory=list)
-    profile: dict[str, Any] = field(default_factory=dict)
-    status: str = "active"
-    question: str = ""
-    base_question: str = ""
-    reply: str = ""
-    notices: list[str] = field(default_factory=list)
-    intent: str = ""
-
-    @classmethod
-    def from_state(cls, state: dict[str, Any], start: str) -> Work:
-        return cls(
-            stage_id=state.get("stage_id") or start,
-            slots=dict(state.get("slots") or {}),
-            confirmed=list(state.get("confirmed_groups") or []),
-            visits=dict(state.get("stage_visit_count") or {}),
-            retries=dict(state.get("slot_retries") or {}),
-            correction=dict(state.get("correction_context") or {}),
-            stats=dict(state.get("stats") or {}),
-            previous_stage_id=state.get("previous_stage_id"),
-            offer=state.get("offer"),
-            declined=list(state.get("handoff_declined") or []),
-            profile=dict(state.get("profile") or {}),
-            status=state.get("status") or "active",
-            question=state.get("question", ""),
-            base_question=state.get("base_question", ""),
-        )
-
-    def bump(self, stat: str, n: int = 1) -> None:
-        self.stats[stat] = self.stats.get(stat, 0) + n
-
-    def confirm(self, group: str) -> None:
-        if group not in self.confirmed:
-            self.confirmed.append(group)
-
-    def unconfirm(self, group: str | None) -> None:
-        if group in self.confirmed:
-            self.confirmed.remove(group)
+from .work import Work
 
 
 def applicable(sc: Scenario, key: str, slots: dict[str, Any]) -> bool:
@@ -84,7 +31,7 @@ def pending_groups(sc: Scenario, w: Work) -> list[str]:
     """Groups complete and applicable that still need the user's confirmation, by priority."""
     out = []
     for name, g in sorted(sc.info_groups.items(), key=lambda kv: kv[1].priority):
-        if (g.confirmation_required and name not in w.confirmed and group_applies(sc, name, w.slots)
+        if (g.confirmation_required and name not in w.confirmed_groups and group_applies(sc, name, w.slots)
                 and all(f in w.slots for f in g.fields)):
             out.append(name)
     return out
@@ -109,6 +56,14 @@ def collecting_stage(sc: Scenario, key: str) -> str | None:
         if st.stage_type == "collection" and key in st.keys:
             return sid
     return None
+
+
+def correction_stage_for(sc: Scenario, key: str) -> str | None:
+    """The correction stage that asks ``key`` again: its own group's, else any that takes it."""
+    group = sc.group_of(key)
+    takes = [sid for sid, st in sc.stages.items() if st.stage_type == "correction" and key in st.keys]
+    own = [sid for sid in takes if sc.stages[sid].correction_for_group == group]
+    return (own or takes)[0] if takes else None
 
 
 def confirmation_stage(sc: Scenario, group: str) -> str | None:
@@ -152,7 +107,7 @@ def stage_question(sc: Scenario, stage: Stage, w: Work, *, first: bool) -> str:
     if stage.stage_type == "confirmation":
         return render(stage.prompt, values)
     if stage.stage_type == "correction":
-        fields = [f for f in w.correction.get("fields", []) if f in stage_fields(sc, stage, w)]
+        fields = [f for f in w.correction_context.get("fields", []) if f in stage_fields(sc, stage, w)]
         if len(fields) == 1:
             slot = sc.slots[fields[0]]
             return render(sc.messages.ask_correction_field, {"label": slot.label, "ask": render(slot.ask, values)})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from .nlu import mask_phones_in_text
+from ...korean import mask_phones_in_text
 
 
 class MaskPhones(logging.Filter):

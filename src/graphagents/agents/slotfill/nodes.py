@@ -16,12 +16,14 @@ from ...events import StateUpdateEvent, emit
 from ...privacy import loggable
 from ...settings import Settings
 from ...store import database_for
+from . import offline
 from .engine import Engine
-from .flow import Work, pending_groups
+from .flow import pending_groups
 from .logs import log
 from .records import save_application
 from .state import SlotfillState
 from .values import render
+from .work import Work
 
 
 def public_state(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -40,27 +42,10 @@ def public_state(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def work_updates(engine: Engine, w: Work) -> dict[str, Any]:
+    """The state updates of a turn: the working copy plus what is derived from it."""
     stage = engine.sc.stages.get(w.stage_id)
-    return {
-        "stage_id": w.stage_id,
-        "current_stage_type": stage.stage_type if stage else "end",
-        "previous_stage_id": w.previous_stage_id,
-        "question": w.question,
-        "base_question": w.base_question,
-        "slots": w.slots,
-        "confirmed_groups": w.confirmed,
-        "pending_confirmation_groups": pending_groups(engine.sc, w),
-        "correction_context": w.correction,
-        "stage_visit_count": w.visits,
-        "slot_retries": w.retries,
-        "offer": w.offer,
-        "handoff_declined": w.declined,
-        "status": w.status,
-        "reply": w.reply,
-        "stats": w.stats,
-        "last_intent": w.intent,
-        "profile": w.profile,
-    }
+    return {**w.to_state(), "current_stage_type": stage.stage_type if stage else "end",
+            "pending_confirmation_groups": pending_groups(engine.sc, w)}
 
 
 def _emit_if_changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> None:
@@ -75,20 +60,29 @@ class Nodes:
         self.settings = settings
 
     def start(self, state: SlotfillState) -> dict[str, Any]:
-        """A new conversation, or the next answer when a run ended without a pending question."""
+        """A new conversation; after one ended, a polite closing unless a new application is asked for."""
         status = state.get("status")
         if status == "active" and state.get("stage_id"):
             return {}
+        text = state.get("user_input", "")
+        msgs = self.engine.sc.messages
+        if status in ("completed", "cancelled", "handoff") and not offline.asks_for_new_application(text):
+            # "고마워요" after the end: a closing, and the finished application stays as it was.
+            reply = msgs.closing if status == "completed" else msgs.closing_inactive
+            return {"reply": reply, "question": "", "user_input": "", "last_intent": "closing"}
         w = Work.from_state({}, self.engine.sc.start_stage_id)
-        self.engine.start(w, dict(state.get("profile") or {}))
+        # The opening line starts the conversation: read for what it gives ahead, never as an answer.
+        # A new application keeps nothing of the last one but the profile, confirmed again.
+        self.engine.start(w, dict(state.get("profile") or {}), opening=text)
         log.info("session %s started at stage %s", state.get("session_id"), w.stage_id)
-        # The opening line only starts the conversation; it is consumed, not read as an answer.
         updates = {**work_updates(self.engine, w), "application_id": None, "user_input": "",
                    "stats": {"turns": 0}}
         _emit_if_changed({}, updates)
         return updates
 
     def route_start(self, state: SlotfillState) -> str:
+        if state.get("last_intent") == "closing":
+            return "end"
         if state.get("user_input") and state.get("status") == "active":
             return "process"
         return self.route(state)
@@ -103,7 +97,7 @@ class Nodes:
         before = w.stage_id
         self.engine.handle(w, text)
         log.info("session %s: %r at %s -> %s (intent %s)", state.get("session_id"), loggable(text), before,
-                 w.stage_id, w.intent)
+                 w.stage_id, w.last_intent)
         updates = work_updates(self.engine, w)
         _emit_if_changed(state, updates)
         return updates

@@ -125,6 +125,13 @@ class InfoGroup(_Strict):
     confirmation_required: bool = True
 
 
+class Faq(_Strict):
+    """An answer to a question customers ask at any step ("OTP는 발급 비용 있어요?")."""
+
+    keywords: list[str] = Field(min_length=1, description="any of these in the question (spacing ignored)")
+    answer: str
+
+
 class Messages(_Strict):
     """Engine sentences; templates may use %{label}%, %{value}%, %{reason}%, %{help}%."""
 
@@ -143,6 +150,14 @@ class Messages(_Strict):
     ask_correction_field: str = "%{label}%을(를) 어떻게 바꿀까요? %{ask}%"
     repeat_prefix: str = "다시 말씀드릴게요."
     kept_as_is: str = "지금 내용 그대로 진행할게요."
+    cannot_answer: str = "죄송해요, 그 질문에는 여기서 답변드리기 어려워요."
+    confirm_cancel: str = "지금까지 말씀하신 신청을 취소할까요? (네/아니요)"
+    cancel_withdrawn: str = "취소하지 않고 계속 진행할게요."
+    continue_without_handoff: str = "상담원 연결 없이 계속 진행할게요."
+    volunteered: str = "앞서 말씀하신 대로 %{label}%은(는) %{value}%(으)로 할게요."
+    approximate: str = "%{label}%은(는) %{value}%(으)로 정할게요. 다른 금액을 원하시면 말씀해 주세요."
+    closing: str = "이용해 주셔서 감사합니다. 새로 신청하시려면 '새로 신청할게요'라고 말씀해 주세요."
+    closing_inactive: str = "진행 중인 신청이 없어요. 새로 신청하시려면 '새로 신청할게요'라고 말씀해 주세요."
 
 
 class Scenario(_Strict):
@@ -155,6 +170,7 @@ class Scenario(_Strict):
     info_groups: dict[str, InfoGroup] = Field(default_factory=dict)
     stages: dict[str, Stage]
     messages: Messages = Field(default_factory=Messages)
+    faq: list[Faq] = Field(default_factory=list, description="answers to questions asked at any step")
     record_table: str = Field(default="slotfill_applications", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
 
     @model_validator(mode="after")
@@ -164,6 +180,16 @@ class Scenario(_Strict):
             path, reason = problems[0]
             raise ScenarioPathError(path, reason)
         return self
+
+    def faq_answer(self, text: str) -> str | None:
+        """The answer of the first FAQ entry whose keyword the question contains."""
+        from ...korean import compact, loose
+
+        asked = loose(compact(text))
+        for entry in self.faq:
+            if any(loose(compact(k)) in asked for k in entry.keywords if compact(k)):
+                return entry.answer
+        return None
 
     def group_of(self, slot: str) -> str | None:
         for name, group in self.info_groups.items():

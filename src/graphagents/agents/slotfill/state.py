@@ -29,7 +29,10 @@ class SlotfillState(TypedDict, total=False):
     stage_visit_count: dict[str, int]
     slot_retries: dict[str, int]
     offer: dict[str, Any] | None
-    """A pending handoff offer after a cap: {"kind": "visit_cap"|"retry_cap", "stage": ..., "slot": ...}."""
+    """A pending yes/no of the engine's own: a handoff after a cap ({"kind": "visit_cap"|"retry_cap",
+    "stage": ..., "slot": ...}) or the confirmation of a cancel ({"kind": "cancel"})."""
+    volunteered: list[str]
+    """Slots given ahead of their question, mentioned when their question is skipped."""
     handoff_declined: list[str]
     # outcome
     status: Status

@@ -9,12 +9,14 @@ the gaps. Every value is validated by the engine afterwards, like any other.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, ConfigDict
 
+from ...korean import compact, find_amounts, parse_number
 from ...llm import ask_json
 from ...prompts import PromptSet
 from . import offline
@@ -47,6 +49,29 @@ def describe_fields(sc: Scenario, keys: list[str]) -> str:
         extra = f" (선택지: {', '.join(slot.choices)})" if slot.type == "enum" else ""
         lines.append(f"- {k}: {slot.label} [{slot.type}]{extra}")
     return "\n".join(lines)
+
+
+_SPOKEN_DIGITS = str.maketrans("공영빵일이삼사오육륙칠팔구", "0001234566789")
+
+
+def said(sc: Scenario, key: str, value: Any, text: str, current: Any = None) -> bool:
+    """Whether a model's value for ``key`` is something the user said, so that no confirmation reads
+    back a number or a name the user never gave. Phones: their digits are in the text (or the last
+    four, the rest being the current number's); amounts: an amount or number in the text; names:
+    written in the text. Words in Latin letters ("three million", "Jeong Da-eun") are the model's
+    to read."""
+    kind = sc.slots[key].type
+    if kind not in ("phone", "amount", "person_name") or re.search(r"[A-Za-z]{3}", text):
+        return True
+    if kind == "phone":
+        digits, spoken = re.sub(r"\D", "", str(value)), re.sub(r"\D", "", text.translate(_SPOKEN_DIGITS))
+        old = re.sub(r"\D", "", str(current or ""))
+        return len(digits) >= 10 and (digits[-8:] in spoken or (old[:-4] == digits[:-4] and digits[-4:] in spoken))
+    if kind == "amount":
+        numbers = {m.value for m in find_amounts(text)} | {
+            n for w in re.findall(r"[\d,.]+", text) if (n := parse_number(w)) is not None}
+        return parse_number(str(value)) in numbers
+    return compact(str(value)) in compact(text)
 
 
 class Understanding:
@@ -84,15 +109,16 @@ class Understanding:
             return found
         merged = dict(found)
         for key, value in answer.values.items():
-            if key in keys and key not in merged and value not in (None, ""):
+            if (key in keys and key not in merged and value not in (None, "")
+                    and said(sc, key, value, text, slots.get(key))):
                 merged[key] = value
         return merged
 
     def confirmation(self, text: str, fields: list[str], sc: Scenario, slots: Mapping[str, Any],
-                     stage: Stage, question: str = "") -> ConfirmationResult:
+                     stage: Stage, question: str = "", asides: bool = False) -> ConfirmationResult:
         yes = [w for t in stage.transitions if t.condition == "confirmed" for w in t.intent_keywords]
         no = [w for t in stage.transitions if t.condition == "needs_correction" for w in t.intent_keywords]
-        result = offline.classify_confirmation(text, fields, sc, slots, yes, no)
+        result = offline.classify_confirmation(text, fields, sc, slots, yes, no, asides)
         if self.llm is None or (result.intent != "unclear" and not
                                 (result.intent == "specific_correction" and not result.values)):
             return result
@@ -101,9 +127,9 @@ class Understanding:
         if answer is None:
             return result
         if answer.intent == "specific_correction":
-            field = answer.correction_field
-            if field in fields and answer.correction_value not in (None, ""):
-                return ConfirmationResult("specific_correction", {field: answer.correction_value}, [field])
+            field, value = answer.correction_field, answer.correction_value
+            if field in fields and value not in (None, "") and said(sc, field, value, text, slots.get(field)):
+                return ConfirmationResult("specific_correction", {field: value}, [field])
             if field in fields:
                 return ConfirmationResult("specific_correction", {}, [field])
             return result if result.intent != "unclear" else ConfirmationResult("needs_correction")

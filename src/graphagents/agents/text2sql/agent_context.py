@@ -147,12 +147,12 @@ class AgentContext:
     def memory(self) -> Any:
         with self._lock:
             if self._memory is None:
+                from graphagents.retrieval import load_embedder
                 from graphagents.store import database_for
 
-                from .embeddings import get_embedder
                 from .memory import QueryMemory
 
-                self._memory = QueryMemory(database_for(self.settings.resolved_database_url), get_embedder())
+                self._memory = QueryMemory(database_for(self.settings.resolved_database_url), load_embedder())
             return self._memory
 
     def compose_context(self) -> Any:

@@ -115,13 +115,12 @@ def _statement(text: str, dialect: str) -> tuple[str, str]:
 def read_answer(text: str, *, dialect: str, takes_sql: bool) -> Answer:
     """Read the user's answer to "진행할까요?".
 
-    SQL is tried first (a statement is never a yes/no). Yes/no uses slotfill's Korean classifier:
-    it already handles negation winning over positive words ("진행하지 마세요"), STT spacing and
-    hesitations, and Kiwi is loaded by text2sql's offline lexicon anyway, so sharing it costs
-    nothing and keeps one definition of "yes" in the project. Its vocabulary is about offers,
+    SQL is tried first (a statement is never a yes/no). Yes/no uses the shared Korean classifier
+    (``graphagents.korean``): it handles negation winning over positive words ("진행하지 마세요"),
+    STT spacing and hesitations, and keeps one definition of "yes" in the project. Its vocabulary is about offers,
     so the imperative words of this question (진행/실행, 취소/중단/그만) are read here first.
     """
-    from graphagents.agents.slotfill.nlu import classify_yes_no
+    from graphagents.korean import classify_yes_no
 
     sql, problem = _statement(text, dialect)
     if sql:

@@ -21,18 +21,16 @@ import base64
 import hashlib
 import json
 import math
-import re
 import time
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
+from graphagents.cache import literals
+from graphagents.retrieval import Embedder, matvec
 from graphagents.store import Database
-
-from .embeddings import Embedder
 
 Action = Literal["IMMEDIATE_TEMPLATE_REUSE", "ADAPT_TEMPLATE", "GENERATE_NEW"]
 IMMEDIATE_THRESHOLD = 0.9
@@ -46,9 +44,6 @@ _DDL = (
     " value_mappings TEXT NOT NULL, embedding TEXT NOT NULL, updated_at DOUBLE PRECISION NOT NULL)"
 )
 _INDEX = f"CREATE INDEX IF NOT EXISTS {_TABLE}_fp ON {_TABLE} (fingerprint)"
-
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_QUOTED = re.compile(r"'([^']+)'|\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’")
 
 
 @dataclass(frozen=True)
@@ -71,12 +66,9 @@ class SimilarQueryResult:
 
 
 def question_literals(question: str, entity_words: Iterable[str] = ()) -> frozenset[str]:
-    """Numbers, quoted strings and known entity words: what must match for verbatim SQL reuse."""
-    text = unicodedata.normalize("NFKC", question).lower()
-    found = {f"#{m.replace(',', '')}" for m in _NUMBER.findall(text)}
-    found.update(f"'{next(g for g in m if g).strip()}'" for m in _QUOTED.findall(text))
-    found.update(w.lower() for w in entity_words if w and w.lower() in text)
-    return frozenset(found)
+    """Numbers, quoted strings and known entity words: what must match for verbatim SQL reuse
+    (the core's :func:`graphagents.cache.literals`, which semantic caches use the same way)."""
+    return literals(question, entity_words)
 
 
 class QueryMemory:
@@ -119,7 +111,7 @@ class QueryMemory:
                 (int(success), int(not success), mappings, time.time(), key),
             )
             return
-        vector = self.embedder.encode([question])[0].astype(np.float32)
+        vector = self.embedder.embed_one(question).astype(np.float32)
         self.db.execute(
             f"INSERT INTO {_TABLE} (entry_key, fingerprint, question, sql, successes, failures, uses,"
             " value_mappings, embedding, updated_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"
@@ -137,8 +129,13 @@ class QueryMemory:
         )
         if not rows or not question.strip():
             return SimilarQueryResult("GENERATE_NEW", None, (), ())
-        matrix = np.stack([np.frombuffer(base64.b64decode(r[6]), dtype=np.float32) for r in rows])
-        similarity = np.clip(matrix @ self.embedder.encode([question])[0], 0.0, 1.0)
+        vectors = [np.frombuffer(base64.b64decode(r[6]), dtype=np.float32) for r in rows]
+        # a vector of another width was made by another embedder: it cannot be compared
+        rows = [r for r, v in zip(rows, vectors, strict=True) if len(v) == self.embedder.dim]
+        if not rows:
+            return SimilarQueryResult("GENERATE_NEW", None, (), ())
+        matrix = np.stack([v for v in vectors if len(v) == self.embedder.dim])
+        similarity = np.clip(matvec(matrix, self.embedder.embed_one(question)), 0.0, 1.0)
         max_log_uses = max(math.log1p(int(r[4])) for r in rows)
         scored = []
         for (q, sql, ok, bad, uses, mappings, _), sim in zip(rows, similarity, strict=True):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ._text import compact
+from ....korean import compact, loose
 
 __all__ = ["match_enum"]
 
@@ -64,14 +64,15 @@ def match_enum(text: str, choices: Mapping[str, Sequence[str]]) -> str | None:
     ``choices`` maps each canonical value to its synonyms; the canonical value is a synonym of itself.
     """
     haystack = compact(text)
+    searched = loose(haystack)  # ㅐ/ㅔ slips ("모바일 오티피" typed any way), spans stay valid
     if not haystack:
         return None
     found: list[tuple[int, int, str]] = []
     for canonical, synonyms in choices.items():
         for synonym in {canonical, *synonyms}:
-            key = compact(synonym)
+            key = loose(compact(synonym))
             if key:
-                found.extend((s, e, canonical) for s, e in _occurrences(haystack, key))
+                found.extend((s, e, canonical) for s, e in _occurrences(searched, key))
     maximal = [
         m for m in found
         if not any(o[0] <= m[0] and m[1] <= o[1] and o[1] - o[0] > m[1] - m[0] for o in found)

@@ -18,8 +18,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ._text import compact, find_labels, is_hesitation, prepare
-from .morph import tokenize
+from ....korean import compact, confirmation_cues, is_hesitation, normalize
+from ....korean._confirm import contrast_position
+from .labels import find_labels
 from .slots import SlotSpec, SlotValue, extract_value
 
 __all__ = ["ConfirmationIntent", "ConfirmationResult", "FieldInfo", "classify_confirmation"]
@@ -49,44 +50,22 @@ class ConfirmationResult:
     fields: tuple[str, ...] = ()
 
 
-_NO_CHANGE = re.compile(
-    r"(?:수정|변경|바꿀|고칠|틀린|잘못된|정정)(?:할|한)?(?:거|것|게|건|부분|데|곳)?(?:은|는|이|가|도)?(?:없|안해도)|"
-    r"틀림없|다맞|전부맞|모두맞|둘다맞|그대로|이상없|문제없|정확"
-)
-_CORRECTION = re.compile(
-    r"^(?:아니|아뇨|아녀|아닙|노노|ㄴㄴ|no(?![a-z]))|아니요|아니에요|아닙니다|아닌데|아니라|아니고|"
-    r"틀렸|틀려|틀린|틀리|잘못|수정|변경|바꿔|바꾸|바꿀|바뀌|바뀐|바꿨|고쳐|고치|고칠|정정|"
-    r"다르|달라|다릅|오타|안맞|맞지않|맞지는않|말고|그게아니|예전|옛날|이상해|이상한데|"
-    r"다시(?:알려드|말씀드|말할|입력|불러드|얘기할|할게|쓸게|적을|설정|정할|고를|선택|할래|하고싶)"
-)
-_CONFIRM = re.compile(
-    r"^(?:네|예|넵|넹|넴|응|웅|ㅇㅇ|ㅇㅋ|오케이|ok|okay|yes|yep|맞|좋|그래|그럼|확인|어$)|"
-    r"맞아|맞습|맞네|맞음|맞죠|맞고|맞는|맞게|맞아용|정확|확인했|확인됐|확인완료|확인합|확인이요|좋아요|좋습|"
-    r"괜찮|문제없|이상없|틀림없|그대로|진행해|진행하|진행시|넘어가|다음으로|됐어요|됐습니다|그렇습니다|그래요|"
-    r"ok|오케이|correct|right|완벽"
-)
-_CONTRAST = re.compile(r"근데|그런데|하지만|그렇지만|그치만|다만|그러나|단지")
 
 
-def _as_field(spec: SlotSpec | FieldInfo) -> FieldInfo:
+def _as_field(spec: SlotSpec | FieldInfo, current: object = None) -> FieldInfo:
     if isinstance(spec, FieldInfo):
         return spec
     if spec.type == "boolean":
         return FieldInfo(spec.labels, lambda text: extract_value(spec, _strip_correction_words(text)), False)
-    return FieldInfo(spec.labels, lambda text: extract_value(spec, text), spec.type != "text")
+    now = current if isinstance(current, str | int | bool) else None
+    # A confirmation that reads back a name is about that name: "아니요, 박서연입니다" answers it.
+    return FieldInfo(spec.labels, lambda text: extract_value(spec, text, now, asked=True), spec.type != "text")
 
 
 def _cues(text: str) -> tuple[bool, bool]:
     """(confirms, corrects) for a span of text; "수정할 거 없어요" confirms."""
-    c = re.sub(r"^어+(?=.)", "", compact(text))  # "어 그래" / "어 맞아요": a leading 어 is a casual yes
-    if not c:
-        return False, False
-    no_change = bool(_NO_CHANGE.search(c))
-    corrects = not no_change and bool(_CORRECTION.search(c))
-    confirms = no_change or bool(_CONFIRM.search(c))
-    if not confirms:
-        confirms = any(m.tag == "IC" and m.form in ("네", "예", "응", "넵") for m in tokenize(text))
-    return confirms, corrects
+    cues = confirmation_cues(text)
+    return cues.confirms, cues.corrects
 
 
 def _strip_correction_words(text: str) -> str:
@@ -95,7 +74,8 @@ def _strip_correction_words(text: str) -> str:
 
 
 def _mentions(text: str, infos: Mapping[str, FieldInfo]) -> list[tuple[int, int, str]]:
-    """(start, end, key) of field labels; a label inside another field's longer label is dropped."""
+    """(start, end, key) of field labels; a label inside another field's longer label is dropped, and
+    a field named again before another one is ("번호가 ... 아 아니다, 끝번호 2016") reads as one part."""
     mentions = sorted(
         (start, end, key) for key, info in infos.items() for start, end in find_labels(text, info.labels)
     )
@@ -103,7 +83,7 @@ def _mentions(text: str, infos: Mapping[str, FieldInfo]) -> list[tuple[int, int,
         a, b = mentions[i - 1], mentions[i]
         if b[0] < a[1]:
             mentions.pop(i if b[1] - b[0] <= a[1] - a[0] else i - 1)
-    return mentions
+    return [m for i, m in enumerate(mentions) if i == 0 or mentions[i - 1][2] != m[2]]
 
 
 def _read_labelled(
@@ -158,11 +138,11 @@ def classify_confirmation(
 
     ``current`` holds the values being confirmed; a "correction" equal to one of them is a restatement.
     """
-    text = prepare(text)
+    text = normalize(text)
     if is_hesitation(text):
         return ConfirmationResult("unclear")
-    infos = {key: _as_field(spec) for key, spec in fields.items()}
     current = current or {}
+    infos = {key: _as_field(spec, current.get(key)) for key, spec in fields.items()}
     confirms, corrects = _cues(text)
     confirms = confirms and not text.rstrip().endswith("?")  # "좋네요?" asks, it does not confirm
     mentions = _mentions(text, infos)
@@ -176,8 +156,8 @@ def classify_confirmation(
     if corrects or (flagged and not confirms):
         return ConfirmationResult("needs_correction", {}, ordered)
     if confirms:
-        contrast = _CONTRAST.search(text)
-        if contrast and not _cues(text[contrast.end():])[0] and compact(text[contrast.end():]):
+        after = contrast_position(text)
+        if after is not None and not _cues(text[after:])[0] and compact(text[after:]):
             return ConfirmationResult("unclear")  # "네 근데 하나 물어볼게요"
         return ConfirmationResult("confirmed")
     return ConfirmationResult("unclear")

@@ -13,13 +13,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ._text import compact, find_labels, prepare
+from ....korean import (
+    AmountMatch,
+    classify_yes_no,
+    compact,
+    extract_person_name,
+    find_amounts,
+    find_phone_parts,
+    find_phones,
+    normalize,
+    split_clauses,
+    with_phone_part,
+)
 from .enums import match_enum
-from .morph import split_clauses
-from .names import extract_person_name
-from .numbers import AmountMatch, find_krw_amounts
-from .phone import extract_phone, find_phones
-from .yesno import classify_yes_no
+from .labels import find_labels
 
 __all__ = ["SlotSpec", "SlotType", "SlotValue", "extract_slots", "extract_value"]
 
@@ -59,6 +66,18 @@ class SlotSpec:
             raise TypeError(f"SlotSpec {self.key!r}: labels must be a tuple of strings, not one string")
 
 
+_WITHDRAWN = re.compile(r"취소|해지|철회|안하는걸로|없는걸로")
+
+
+def item_yes_no(text: str) -> str | None:
+    """Yes/no about one named item: as ``classify_yes_no``, and "취소할게요" said of an item
+    ("인터넷뱅킹 신청은 취소할게요") withdraws that item rather than the whole application."""
+    answer = classify_yes_no(text)
+    if answer is None and _WITHDRAWN.search(compact(text)):
+        return "no"
+    return answer
+
+
 def retract_corrected(text: str, spans: Sequence[tuple[int, int]],
                       cues: Sequence[tuple[int, int]] = ()) -> list[int]:
     """Indices of the values in ``spans`` (reading order) that the user did not take back.
@@ -82,27 +101,46 @@ def _meant_phones(text: str) -> list[str]:
     return [found[i].number for i in retract_corrected(text, [(m.start, m.end) for m in found])]
 
 
+def meant_phone(text: str, current: str | None = None) -> str | None:
+    """The number the user means, reading groups said on their own against the number before
+    them (or ``current``): "010-1234-2061... 아 아니다, 끝번호 2016" is 010-1234-2016, and "뒷자리가
+    0183이 아니라 0138이에요" changes the current number's last group. None when nothing is said."""
+    full = find_phones(text)
+    parts = find_phone_parts(text)
+    kept = [full[i] for i in retract_corrected(text, [(m.start, m.end) for m in full])]
+    if not parts:
+        return kept[0].number if len(kept) == 1 else (full[0].number if full else None)
+    last = parts[-1]
+    before = [m.number for m in full if m.end <= last.start]
+    base = before[-1] if before else current
+    changed = with_phone_part(base, last) if base else None
+    if changed is not None:
+        return changed
+    return kept[0].number if len(kept) == 1 else None
+
+
 def _meant_amounts(text: str, cues: Sequence[tuple[int, int]] = ()) -> list[AmountMatch]:
-    found = find_krw_amounts(text)
+    found = find_amounts(text)
     return [found[i] for i in retract_corrected(text, [(m.start, m.end) for m in found], cues)]
 
 
-def extract_value(spec: SlotSpec, text: str) -> SlotValue | None:
-    """The value of one slot in ``text``, using the extractor for its type."""
+def extract_value(spec: SlotSpec, text: str, current: SlotValue | None = None, *,
+                  asked: bool = False) -> SlotValue | None:
+    """The value of one slot in ``text``, using the extractor for its type; ``current`` is the value
+    being changed (a phone's last group can be said alone), ``asked`` says the slot was just asked."""
     if spec.type == "person_name":
-        return extract_person_name(text)
+        return extract_person_name(text, expected=asked)
     if spec.type == "phone":
-        phones = _meant_phones(prepare(text))
-        return phones[0] if len(phones) == 1 else extract_phone(text)
+        return meant_phone(normalize(text), current if isinstance(current, str) else None)
     if spec.type == "amount_krw":
-        found = _meant_amounts(prepare(text))
+        found = _meant_amounts(normalize(text))
         return found[0].value if found else None
     if spec.type == "enum":
         return match_enum(text, spec.choices or {})
     if spec.type == "boolean":
-        answer = classify_yes_no(_without_labels(prepare(text), spec.labels))
+        answer = item_yes_no(_without_labels(normalize(text), spec.labels))
         return None if answer is None else answer == "yes"
-    return _text_value(prepare(text), spec.labels)
+    return _text_value(normalize(text), spec.labels)
 
 
 def _without_labels(text: str, labels: tuple[str, ...]) -> str:
@@ -166,7 +204,7 @@ def _assign_booleans(text: str, specs: list[SlotSpec], out: dict[str, SlotValue]
             start, end = clauses[j]
             if j > index and find_labels(text[start:end], all_labels):
                 break
-            answer = classify_yes_no(_without_labels(text[start:end], all_labels))
+            answer = item_yes_no(_without_labels(text[start:end], all_labels))
             if answer is not None:
                 return answer == "yes"
         return None
@@ -202,19 +240,28 @@ def _assign_booleans(text: str, specs: list[SlotSpec], out: dict[str, SlotValue]
                 out.setdefault(spec.key, answer == "yes")
 
 
-def extract_slots(text: str, wanted: Sequence[SlotSpec]) -> dict[str, SlotValue]:
-    """Every wanted slot that ``text`` fills, keyed by ``SlotSpec.key``; absent slots are left out."""
-    text = prepare(text)
+def extract_slots(text: str, wanted: Sequence[SlotSpec], current: Mapping[str, SlotValue] | None = None,
+                  asked: Sequence[str] = ()) -> dict[str, SlotValue]:
+    """Every wanted slot that ``text`` fills, keyed by ``SlotSpec.key``; absent slots are left out.
+
+    ``current`` holds the values already known (a phone group said alone changes one of them);
+    ``asked`` are the slots the question was about (a bare name answers only a question for it)."""
+    text = normalize(text)
+    current = current or {}
     out: dict[str, SlotValue] = {}
     by_type: dict[str, list[SlotSpec]] = {}
     for spec in wanted:
         by_type.setdefault(spec.type, []).append(spec)
     phones = _meant_phones(text)
     for spec in by_type.get("phone", []):
-        if phones:
+        if find_phone_parts(text):
+            number = meant_phone(text, current.get(spec.key))  # type: ignore[arg-type]
+            if number is not None:
+                out[spec.key] = number
+        elif phones:
             out[spec.key] = phones.pop(0)
     for spec in by_type.get("person_name", [])[:1]:
-        name = extract_person_name(text)
+        name = extract_person_name(text, expected=spec.key in asked)
         if name is not None:
             out[spec.key] = name
     for spec in by_type.get("enum", []):

@@ -19,7 +19,6 @@ __all__ = [
     "english_tokens",
     "is_hangul",
     "korean_tokens",
-    "parse_amount",
 ]
 
 AggFunc = Literal["count", "sum", "avg", "max", "min"]
@@ -69,8 +68,8 @@ def singular(word: str) -> str:
 
 
 # --- numbers -----------------------------------------------------------------------------------
+# Korean amounts ("3백만", "3천5백만", "삼백만") are read by graphagents.korean.parse_number.
 
-_UNITS = {"십": 10, "백": 100, "천": 1_000, "만": 10_000, "억": 100_000_000}
 _NATIVE = {
     "한": 1, "하나": 1, "두": 2, "둘": 2, "세": 3, "셋": 3, "네": 4, "넷": 4, "다섯": 5, "여섯": 6,
     "일곱": 7, "여덟": 8, "아홉": 9, "열": 10, "스무": 20,
@@ -79,54 +78,6 @@ _EN_NUMBERS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "twenty": 20,
 }  # fmt: skip
-# A number with optional Korean units: "3백만", "300만", "1,500", "2.5천", "5천만". Units are
-# consumed greedily, so "3백만원" is 3 * 100 * 10000 (one group per 만/억 boundary).
-AMOUNT = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?((?:[십백천]?만|[십백천]?억|[십백천])*)")
-
-
-def parse_amount(digits: str, units: str) -> float:
-    """Value of a number written with Korean units; '3백만' and '300만' both give 3,000,000.
-
-    Each 만/억 closes a group (so '1억5천만' would be read left to right as groups), and 십/백/천
-    multiply the digits inside a group. Mixed forms broke the PyPI converters we tried, hence ours.
-    """
-    value = float(digits.replace(",", ""))
-    group = value
-    total = 0.0
-    for ch in units:
-        mult = _UNITS[ch]
-        if ch in "만억":
-            total = (total + group) * mult
-            group = 0.0
-        else:
-            group *= mult
-    return total + group
-
-
-_KO_NUMBER_PART = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?([십백천만억]*)")
-
-
-def parse_korean_number(text: str) -> float:
-    """'3천5백만' (= 35,000,000), '1억5천만', '300만', '2.5천': digits each followed by their units.
-
-    :func:`parse_amount` reads one digit group; people also write a figure as several groups, each
-    with its own small unit, closed by 만/억 ("3천5백만원" is (3천 + 5백) * 만).
-    """
-    total = 0.0
-    group = 0.0
-    for digits, units in _KO_NUMBER_PART.findall(text):
-        value = float(digits.replace(",", ""))
-        for ch in units:
-            if ch in "십백천":
-                value *= _UNITS[ch]
-        group += value
-        for ch in units:
-            if ch in "만억":
-                group *= _UNITS[ch]
-        if any(ch in "만억" for ch in units):
-            total += group
-            group = 0.0
-    return total + group
 
 
 def native_number(word: str) -> int | None:

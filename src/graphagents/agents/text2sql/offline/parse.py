@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ....korean import parse_number
 from . import lexicon as lx
 from .dates import DateExpr, find_dates
 
@@ -77,7 +78,8 @@ class Frame:
 
 _QUOTED = re.compile(r"['\"“‘「『]([^'\"”’」』]+)['\"”’」』]")
 _KO_CMP_RE = re.compile(
-    r"(?P<num>\d[\d,]*(?:\.\d+)?\s?(?:[십백천만억]+\d[\d,]*(?:\.\d+)?)*[십백천만억]*)\s?"
+    r"(?P<num>\d[\d,]*(?:\.\d+)?\s?(?:[십백천만억]+\d[\d,]*(?:\.\d+)?)*[십백천만억]*"
+    r"|(?<![가-힣])(?:[일이삼사오육칠팔구]?[십백천만억])+)\s?"
     r"(?P<unit>원|개|명|점|건|회|번|세|살|%|권|일|년|시간|분|kg|g|km|m)?\s?(?:이|가|을|를|은|는)?\s?"
     r"(?P<cue>이상|이하|초과|미만|넘는|넘게|넘은|보다\s?(?:큰|많은|높은|작은|적은|낮은|비싼|싼)|인|짜리)(?:인|의)?"
 )
@@ -236,7 +238,9 @@ def _comparisons(frame: Frame, m: _Masker) -> None:
             op = lx.KO_CMP.get(word) or lx.KO_CMP.get(word.replace("보다", "보다 "), "=")
             if word.startswith("보다"):
                 op = lx.KO_CMP.get("보다 " + word[2:], ">")
-            value = lx.as_number(lx.parse_korean_number(hit["num"]))
+            value = parse_number(hit["num"])
+            if value is None:  # not a number after all: leave the words to the rest of the parser
+                continue
             frame.comparisons.append(Comparison(op, value, hit.start(), hit.end(), hit["unit"] or ""))  # type: ignore[arg-type]
             m.mask(hit.start(), hit.end())
         return

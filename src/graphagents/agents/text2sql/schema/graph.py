@@ -9,7 +9,7 @@ similar leaf, but an FK-less table that matches perfectly (similarity 1) scores 
 and so beats any hub whose similarity is below 0.5: the floor is exactly that break-even point.
 
 Similarity blends the sentence-embedding cosine with lexical coverage (see
-:class:`..embeddings.LexicalIndex`) half and half: the encoder carries synonyms and language
+:class:`.lexical.LexicalIndex`) half and half: the encoder carries synonyms and language
 switches ("revenue" ~ "매출"), the lexical part carries exact schema words the encoder scores weakly
 on one-word queries. Both are computed over precomputed matrices (one matrix product, postings
 lookups, ``argpartition``), never a per-table Python loop.
@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from ..embeddings import Embedder, LexicalIndex, get_embedder
+from graphagents.retrieval import Embedder, load_embedder, matvec
+
+from .lexical import LexicalIndex
 from .model import (
     ColumnHit,
     JoinEdge,
@@ -77,7 +79,7 @@ class _Segments:
     def best_cosine(self, query: np.ndarray) -> np.ndarray:
         if self.size == 0:
             return np.zeros(0, dtype=np.float32)
-        return np.clip(np.maximum.reduceat(self.matrix @ query, self.starts), 0.0, 1.0)
+        return np.clip(np.maximum.reduceat(matvec(self.matrix, query), self.starts), 0.0, 1.0)
 
 
 class SchemaGraph:
@@ -95,7 +97,7 @@ class SchemaGraph:
         """``vectors`` maps every text of :func:`.model.segment_texts` to its embedding."""
         self.fingerprint = fingerprint
         self.embedded_count = 0  # texts sent to the encoder while building this graph (0 = all reused)
-        self.embedder = embedder or get_embedder()
+        self.embedder = embedder or load_embedder()
         self._nodes = list(nodes)
         self._by_name = {n.name: i for i, n in enumerate(self._nodes)}
         self._by_lower = {n.name.lower(): i for i, n in enumerate(self._nodes)}
@@ -145,7 +147,7 @@ class SchemaGraph:
     # --- search --------------------------------------------------------------------------------
 
     def _table_similarity(self, query: str) -> np.ndarray:
-        cosine = self._table_segs.best_cosine(self.embedder.encode([query])[0])
+        cosine = self._table_segs.best_cosine(self.embedder.embed_one(query))
         return EMBED_WEIGHT * cosine + (1 - EMBED_WEIGHT) * self._table_lex.scores(query)
 
     def search_tables(self, query: str, k: int = 5) -> list[TableHit]:
@@ -170,7 +172,7 @@ class SchemaGraph:
         """
         if not self._col_ref or not query.strip():
             return []
-        cosine = self._column_segs.best_cosine(self.embedder.encode([query])[0])
+        cosine = self._column_segs.best_cosine(self.embedder.embed_one(query))
         own = EMBED_WEIGHT * cosine + (1 - EMBED_WEIGHT) * self._column_lex.scores(query)
         score = (1 - COLUMN_TABLE_WEIGHT) * own + COLUMN_TABLE_WEIGHT * self._table_similarity(query)[self._col_owner]
         if table is not None:

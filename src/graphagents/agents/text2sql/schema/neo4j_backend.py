@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from graphagents.errors import ConfigError, ServiceUnavailableError, redact_url
+from graphagents.retrieval import Embedder, load_embedder
 
 from ..db import SchemaInfo
-from ..embeddings import Embedder, get_embedder
 from .graph import SchemaGraph, importance_from_degrees
 from .model import Sampler, TableNode, node_from_json, node_to_json, nodes_from_schema, segment_texts
 from .store import embed_texts
@@ -131,7 +131,7 @@ def load_neo4j(
     driver: Any = None,
 ) -> SchemaGraph:
     """Sync ``schema`` into Neo4j (incrementally) and return a graph ranked with Cypher FK counts."""
-    embedder = embedder or get_embedder()
+    embedder = embedder or load_embedder()
     own_driver = driver is None
     driver = driver or _driver(uri)
     try:

@@ -1,0 +1,1 @@
+"""tableqa: MACT multi-table question answering (planner + coder, sandboxed pandas, chained tables)."""

@@ -1,0 +1,145 @@
+"""The coder's world: ``df_orig_1..n`` and ``df``, its prompt, and one step run in the sandbox.
+
+The environment is the design note's: the originals under ``df_orig_<i>`` (never changed), and
+``df`` = the latest intermediate table, or the first original when there is none. The prompt lists
+them exactly like the note's example, then each table's columns, dtypes and first rows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from graphagents.sandbox import ArtifactStore, Limits, SandboxPool, SandboxResult
+
+from .prompts import render
+from .state import IntermediateTable, TableRef
+
+__all__ = [
+    "PREVIEW_ROWS",
+    "StepRun",
+    "bindings",
+    "coder_prompt",
+    "extract_code",
+    "observe",
+    "preview",
+    "run_code_step",
+]
+
+PREVIEW_ROWS = 3
+OBSERVATION_ROWS = 5
+RESULT_VAR = "new_table"
+_FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+
+
+def bindings(
+    original: Sequence[TableRef], intermediate: Sequence[IntermediateTable], *, chain: bool = True
+) -> dict[str, str]:
+    """Variable name -> table id for one coder run. ``chain=False`` is MACT's released behaviour
+    (``df`` stays the first original whatever the steps produced), kept for the ablation."""
+    names = {f"df_orig_{i + 1}": t["id"] for i, t in enumerate(original)}
+    if intermediate and chain:
+        names["df"] = intermediate[-1]["id"]
+    elif original:
+        names["df"] = original[0]["id"]
+    return names
+
+
+def _df_line(original: Sequence[TableRef], intermediate: Sequence[IntermediateTable]) -> str:
+    if intermediate:
+        last = intermediate[-1]
+        return f"# - df: 이전 단계에서 생성된 {last['action']} 결과 테이블 (step {last['step']}: {last['instruction']})"
+    return f"# - df: 원본 '{original[0]['name']}' 테이블 (df_orig_1과 같음)" if original else "# - df: (없음)"
+
+
+def coder_prompt(
+    question: str,
+    instruction: str,
+    original: Sequence[TableRef],
+    intermediate: Sequence[IntermediateTable],
+    store: ArtifactStore,
+) -> str:
+    lines = [f"# - df_orig_{i + 1}: 원본 '{t['name']}' 테이블" for i, t in enumerate(original)]
+    lines.append(_df_line(original, intermediate))
+    details = [preview(f"df_orig_{i + 1}", store.get(t["id"]), label=t["name"]) for i, t in enumerate(original)]
+    if intermediate:
+        details.append(preview("df", store.get(intermediate[-1]["id"])))
+    return render(
+        "coder.md", available="\n".join(lines), details="\n\n".join(details), question=question, instruction=instruction
+    )
+
+
+def preview(var: str, frame: pd.DataFrame, *, label: str = "", rows: int = PREVIEW_ROWS) -> str:
+    """Comment lines: shape, columns with dtypes, the first rows."""
+    title = f"# {var}" + (f" ('{label}')" if label else "") + f": {len(frame)} rows x {frame.shape[1]} columns"
+    columns = ", ".join(f"{c} ({t})" for c, t in zip(frame.columns, frame.dtypes, strict=True))
+    body = frame.head(rows).to_string(index=False, max_colwidth=40) if len(frame) else "(no rows)"
+    return "\n".join([title, f"#   columns: {columns}", *(f"#   {line}" for line in body.splitlines())])
+
+
+def observe(frame: pd.DataFrame, step: int) -> str:
+    """What the planner sees after a step: the new df's shape, columns and first rows."""
+    columns = ", ".join(f"{c} ({t})" for c, t in zip(frame.columns, frame.dtypes, strict=True))
+    body = frame.head(OBSERVATION_ROWS).to_string(index=False, max_colwidth=40) if len(frame) else "(no rows)"
+    more = f"\n... {len(frame) - OBSERVATION_ROWS} more rows" if len(frame) > OBSERVATION_ROWS else ""
+    return f"new df (step {step}): {len(frame)} rows x {frame.shape[1]} columns; columns: {columns}\n{body}{more}"
+
+
+def extract_code(text: str) -> str:
+    """The code in a model reply: the last fenced block, else the whole text minus prose lines."""
+    blocks = _FENCE.findall(text or "")
+    if blocks:
+        return blocks[-1].strip()
+    lines = [ln for ln in (text or "").splitlines() if not ln.strip().startswith("# 생성될 코드")]
+    return "\n".join(lines).strip()
+
+
+@dataclass(frozen=True)
+class StepRun:
+    """One executed program: its table (stored) or value, and the observation text."""
+
+    code: str
+    result: SandboxResult
+    table_id: str | None = None
+    value: Any = None
+
+    @property
+    def ok(self) -> bool:
+        return self.result.ok and (self.table_id is not None or self.value is not None)
+
+    def signature(self) -> str:
+        """What two programs must share to count as agreeing (MACT votes on execution results)."""
+        if self.table_id:
+            return self.table_id
+        return repr(self.value)
+
+
+def run_code_step(
+    code: str, names: dict[str, str], pool: SandboxPool, store: ArtifactStore, limits: Limits | None = None
+) -> StepRun:
+    """Run ``code`` with the coder's bindings; the result (a table, or a value as a 1x1 table) is
+    stored and gets an id, so that the next step's ``df`` is exactly what this step produced."""
+    result = pool.run(code, names, result_var=RESULT_VAR, limits=limits)
+    if not result.ok:
+        return StepRun(code, result)
+    table = result.table
+    if table is not None:
+        return StepRun(code, result, table_id=store.put(_flat(table)))
+    if result.value is None:
+        return StepRun(code, result)
+    frame = pd.DataFrame({"value": [result.value]})
+    return StepRun(code, result, table_id=store.put(frame), value=result.value)
+
+
+def _flat(frame: pd.DataFrame) -> pd.DataFrame:
+    """Group keys and labels out of the index into columns, where the coder can name them."""
+    if isinstance(frame.index, pd.RangeIndex) or all(name is None for name in frame.index.names):
+        return frame.reset_index(drop=True)  # row positions left over from a filter or a sort
+    try:
+        return frame.reset_index()
+    except ValueError:  # an index name that is also a column name
+        return frame.reset_index(drop=True)

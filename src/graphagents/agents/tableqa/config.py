@@ -1,0 +1,69 @@
+"""Options of the tableqa agent (validated; unknown keys are an error) and the per-agent context."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from graphagents.errors import ConfigError
+from graphagents.sandbox import ArtifactStore, Limits, SandboxPool, get_pool, get_store
+
+__all__ = ["MAX_STEPS_LIMIT", "AgentContext", "TableQAOptions", "TableQASessionOptions", "parse_options"]
+
+MAX_STEPS_LIMIT = 20
+
+
+class TableQAOptions(BaseModel):
+    """Agent options (``ga.load("tableqa", plan_samples=5)``, ``--option plan_samples=5``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    plan_samples: int = Field(1, ge=1, le=10, description="planner samples per step, majority vote (MACT: 5)")
+    code_samples: int = Field(1, ge=1, le=10, description="coder programs per step, vote on results (MACT: 5)")
+    max_steps: int = Field(6, ge=1, le=MAX_STEPS_LIMIT, description="tool calls per question before a budget answer")
+    coder_retries: int = Field(2, ge=0, le=5, description="extra coder attempts after an error")
+    timeout_s: float = Field(10.0, gt=0, le=300, description="sandbox wall-clock limit per program")
+    memory_mb: int = Field(1024, ge=128, le=16384, description="sandbox memory per program")
+    chain: bool = Field(True, description="False reproduces MACT's release: every step sees the original table")
+    tables: list[str] = Field(default_factory=list, description="table sources for every session (files, URLs)")
+
+
+class TableQASessionOptions(BaseModel):
+    """Per-session options: stored table ids only (files and URLs are the operator's agent options)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tables: list[str] = Field(
+        default_factory=list,
+        description="stored table ids for this session (tbl_... or name=tbl_...); overrides the agent's tables",
+    )
+
+
+def parse_options(raw: Mapping[str, Any]) -> TableQAOptions:
+    try:
+        return TableQAOptions(**dict(raw))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "options"
+        raise ConfigError(f"tableqa option {where}: {first['msg']}") from None
+
+
+@dataclass
+class AgentContext:
+    """What the nodes share: options, the table store, the sandbox pool."""
+
+    options: TableQAOptions
+    store: ArtifactStore
+    pool: SandboxPool
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(timeout_seconds=self.options.timeout_s, memory_mb=self.options.memory_mb)
+
+    @classmethod
+    def open(cls, raw: Mapping[str, Any], *, store: ArtifactStore | None = None,
+             pool: SandboxPool | None = None) -> AgentContext:
+        return cls(parse_options(raw), store or get_store(), pool or get_pool())

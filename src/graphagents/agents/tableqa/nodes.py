@@ -1,0 +1,271 @@
+"""The tableqa nodes and the hooks of its tool loop: prepare -> think <-> act -> finish.
+
+The think/act pair is :class:`graphagents.toolloop.ToolLoop` with MACT's ``Action: Tool[argument]``
+protocol. What is MACT's own lives in the hooks: the planner hook samples ``plan_samples`` turns and
+returns the majority action (or asks the offline brain), the tools run Retrieve/Operate through the
+coder and the sandbox, and ``on_result`` appends each new table to ``intermediate_tables``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from langchain_core.language_models import BaseChatModel
+
+from graphagents.errors import GraphAgentsError
+from graphagents.events import DecisionEvent, emit
+from graphagents.toolloop import ActResult, Budget, Tool, ToolError, ToolRegistry, ToolResult, fresh_loop
+
+from .actions import Action, split_answer
+from .config import AgentContext
+from .planner import choose_action, llm_code_writer, planner_prompt
+from .state import StepRecord, TableQAState, TableRef, reset
+from .tables import STORED_SOURCE, load_sources
+from .tools import ActOutcome, act
+
+__all__ = ["Brain", "LoopContext", "Nodes", "OfflineStep", "StepResult", "route_after_prepare"]
+
+
+class OfflineStep(Protocol):
+    @property
+    def action(self) -> Action | None: ...
+
+    @property
+    def code(self) -> str | None: ...
+
+    @property
+    def decline(self) -> str | None: ...
+
+
+class Brain(Protocol):
+    """A planner without a model: the next action (with its code) or a reason to decline."""
+
+    def next_step(self, question: str, state: TableQAState, actx: AgentContext) -> OfflineStep: ...
+
+
+@dataclass(frozen=True)
+class StepResult(ToolResult):
+    """A tool result that also carries the step's outcome to ``on_result`` (in memory only: the
+    loop's transcript keeps ``data``, which holds plain values)."""
+
+    outcome: ActOutcome | None = None
+
+
+@dataclass(frozen=True)
+class LoopContext:
+    """What a tool call sees: the state's tables, and the offline brain's code for this step."""
+
+    state: Mapping[str, Any]
+    step: int
+    code: str | None
+
+
+class Nodes:
+    def __init__(self, actx: AgentContext, model: BaseChatModel | None, brain: Brain | None) -> None:
+        if model is None and brain is None:
+            raise ValueError("tableqa needs a planner model or an offline brain")
+        self.actx = actx
+        self.model = model
+        self.brain = brain
+
+    # prepare ---------------------------------------------------------------------------------
+    def prepare(self, state: TableQAState) -> dict[str, Any]:
+        fresh: dict[str, Any] = {
+            **fresh_loop(Budget(max_calls=self.actx.options.max_steps)),
+            "question": state.get("user_input", "").strip(),
+            "intermediate_tables": reset(),
+            "steps": reset(),
+            "candidate_answers": reset(),
+            "answers": [],
+            "answer_table": None,
+            "tables_used": [],
+            "reason": "",
+        }
+        if state.get("original_tables"):
+            return fresh  # loaded on the session's first question, never rewritten
+        session_sources = list(state.get("session_options", {}).get("tables") or [])
+        unsafe = [s for s in session_sources if not STORED_SOURCE.match(str(s).strip())]
+        if unsafe:  # sessions come from end users (HTTP): no server files, no database URLs
+            return {**fresh, "status": "error", "reason": f"session tables must be stored table ids "
+                    f"(tbl_... or name=tbl_...), not {str(unsafe[0])[:80]!r}; files and URLs are agent options"}
+        sources = session_sources or list(self.actx.options.tables)
+        if not sources:
+            return {**fresh, "status": "declined", "reason": "표가 없습니다. --table 파일.csv 로 표를 주세요 "
+                    "(no tables: pass --table FILE, or the tables option)."}
+        try:
+            refs = [self._store(t.name, t.frame, t.source) for t in load_sources(sources)]
+        except GraphAgentsError as exc:
+            return {**fresh, "status": "error", "reason": str(exc)}
+        return {**fresh, "original_tables": refs}
+
+    def _store(self, name: str, frame: Any, source: str) -> TableRef:
+        table_id = self.actx.store.put(frame)
+        stored = self.actx.store.get(table_id)
+        return {"id": table_id, "name": name, "rows": len(stored), "columns": [str(c) for c in stored.columns],
+                "dtypes": [str(t) for t in stored.dtypes], "source": source}
+
+    # the think hook ----------------------------------------------------------------------------
+    def plan(self, state: Mapping[str, Any], budget: Budget) -> str:
+        """One planner turn as text: the majority of ``plan_samples`` model turns, or the brain's."""
+        question = state.get("question", "")
+        step = len(state.get("steps", [])) + 1
+        if self.model is None:
+            assert self.brain is not None
+            offline = self.brain.next_step(question, state, self.actx)  # type: ignore[arg-type]
+            if offline.action is None:
+                return f"Thought: I cannot answer this reliably.\nAction: Decline[{offline.decline or 'no reason'}]"
+            return offline.action.render(step)
+        transcript = state.get("transcript") or []
+        note = transcript[-1]["observation"] if transcript and transcript[-1].get("tool") == "format" else ""
+        prompt = planner_prompt(question, state.get("original_tables", []), state.get("intermediate_tables", []),
+                                state.get("steps", []), self.actx, note=note)
+        choice = choose_action(self.model, prompt, self.actx.options.plan_samples)
+        if choice.action is None:
+            return choice.raw or "(no usable planner output)"
+        emit(DecisionEvent("vote", choice.action.kind, f"{choice.votes} of {choice.samples} samples",
+                           {"argument": choice.action.argument, "votes": choice.votes, "samples": choice.samples}))
+        return choice.action.render(step)
+
+    def context(self, state: Mapping[str, Any], budget: Budget) -> LoopContext:
+        step = len(state.get("steps", [])) + 1
+        code = None
+        if self.model is None and self.brain is not None:
+            code = self.brain.next_step(state.get("question", ""), state, self.actx).code  # type: ignore[arg-type]
+        return LoopContext(state, step, code)
+
+    # tools -------------------------------------------------------------------------------------
+    def registry(self) -> ToolRegistry[LoopContext]:
+        tools = [Tool(kind, self._tool(kind), required=("input",)) for kind in ("Retrieve", "Operate", "Calculate")]
+        tools.append(Tool("Search", _search, required=("input",)))
+        tools.append(Tool("Decline", _decline, required=("input",)))
+        return ToolRegistry(tools, result_type=StepResult)
+
+    def _tool(self, kind: str) -> Any:
+        def run(params: dict[str, str], ctx: LoopContext) -> ToolResult:
+            state = ctx.state
+            original = state.get("original_tables", [])
+            intermediate = state.get("intermediate_tables", [])
+            writer = None
+            if self.model is not None:
+                writer = llm_code_writer(self.model, state.get("question", ""), original, intermediate, self.actx)
+            outcome = act(Action(kind, params["input"]), step=ctx.step, original=original,  # type: ignore[arg-type]
+                          intermediate=intermediate, actx=self.actx, write_code=writer, code=ctx.code)
+            data = {"code": outcome.code, "table": outcome.table, "error_type": outcome.error_type}
+            return StepResult(outcome.ok, outcome.observation, outcome.observation.split("\n", 1)[0][:200], data,
+                              outcome=outcome)
+
+        return run
+
+    # after each call ---------------------------------------------------------------------------
+    def on_result(self, done: ActResult[LoopContext, Budget]) -> dict[str, Any]:
+        state, step = done.state, done.ctx.step
+        outcome = done.result.outcome if isinstance(done.result, StepResult) else None
+        record: StepRecord = {"step": step, "thought": done.step.reasoning, "action": done.call.name,
+                              "argument": done.call.parameters.get("input", ""), "ok": done.result.ok,
+                              "observation": done.result.content}
+        update: dict[str, Any] = {}
+        if done.call.name == "Decline":  # the offline brain's way out: a reason, not a step
+            return {"status": "declined", "reason": done.call.parameters.get("input", "")}
+        if outcome is not None:
+            record["code"] = outcome.code
+            record["code_votes"] = outcome.votes
+            record["candidates"] = outcome.candidates
+            record["error_type"] = outcome.error_type
+            record["table_id"] = outcome.table["id"] if outcome.table else ""
+            if outcome.table is not None:
+                update["intermediate_tables"] = [outcome.table]
+            original = state.get("original_tables", [])
+            chained = bool(state.get("intermediate_tables")) and self.actx.options.chain
+            named = _original_names(outcome.tables_used, original, chained)
+            if named:
+                update["tables_used"] = list(dict.fromkeys([*state.get("tables_used", []), *named]))
+            if outcome.value is not None:
+                update["candidate_answers"] = [{"answer": split_answer(str(outcome.value)), "step": step}]
+        elif not done.result.ok:
+            record["error_type"] = "unavailable" if done.call.name == "Search" else "tool"
+        update["steps"] = [record]
+        return update
+
+    # finish ------------------------------------------------------------------------------------
+    def finish(self, state: TableQAState) -> dict[str, Any]:
+        status = state.get("status", "running")
+        update: dict[str, Any] = {}
+        if status == "answered":
+            step = len(state.get("steps", [])) + 1
+            outcome = act(Action("Finish", state.get("answer", "") or "?"), step=step, original=[],
+                          intermediate=state.get("intermediate_tables", []), actx=self.actx, write_code=None)
+            update.update(answers=outcome.answer or [], answer_table=outcome.answer_table,
+                          steps=[{"step": step, "action": "Finish", "argument": state.get("answer", ""), "ok": True,
+                                  "observation": outcome.observation}])
+        elif status in ("running", "budget", "steps"):
+            status = "budget"
+            update["answers"] = _best_candidate(state.get("candidate_answers", []))
+        elif status == "error" and not state.get("reason"):
+            update["reason"] = "The planner's output could not be used; try again or use another model."
+        update["status"] = status
+        view = {**state, **update, "steps": [*state.get("steps", []), *update.get("steps", [])]}
+        update["reply"] = compose_reply(view)  # type: ignore[arg-type]
+        return update
+
+
+def _search(params: dict[str, str], ctx: LoopContext) -> ToolResult:
+    raise ToolError("Search is not available: tableqa ships no search backend (no network).",
+                    fix="answer from the tables")
+
+
+def _decline(params: dict[str, str], ctx: LoopContext) -> ToolResult:
+    return ToolResult(True, f"Declined: {params['input']}", "declined")
+
+
+def _original_names(variables: tuple[str, ...], original: list[TableRef], df_is_intermediate: bool) -> list[str]:
+    """Which original tables a program read: df_orig_i directly, or df while it is still df_orig_1."""
+    names = []
+    for var in variables:
+        if var.startswith("df_orig_") and var[8:].isdigit() and 0 < int(var[8:]) <= len(original):
+            names.append(original[int(var[8:]) - 1]["name"])
+        elif var == "df" and not df_is_intermediate and original:
+            names.append(original[0]["name"])
+    return names
+
+
+def _best_candidate(candidates: list[dict[str, Any]]) -> list[str]:
+    """The answer most steps supported; ties go to the latest step (the most worked-out one)."""
+    if not candidates:
+        return []
+    support: dict[str, int] = {}
+    for c in candidates:
+        support["|".join(c["answer"])] = support.get("|".join(c["answer"]), 0) + 1
+    best = max(candidates, key=lambda c: (support["|".join(c["answer"])], c.get("step", 0)))
+    return list(best["answer"])
+
+
+def compose_reply(state: TableQAState) -> str:
+    status = state.get("status")
+    answer = state.get("answers") or []
+    lines = []
+    if status == "answered":
+        lines.append(f"답: {' | '.join(answer)}")
+    elif status == "budget":
+        cap = "단계 한도 도달, step limit reached"
+        lines.append(f"답 ({cap}): {' | '.join(answer)}" if answer else f"답을 찾지 못했습니다 ({cap}).")
+    else:
+        lines.append(state.get("reason") or "답할 수 없습니다.")
+    steps = state.get("steps", [])
+    if steps:
+        lines += ["", "단계:"]
+        shapes = {t["id"]: t for t in state.get("intermediate_tables", [])}
+        for rec in steps:
+            table = shapes.get(rec.get("table_id") or "")
+            shape = f" -> {table['rows']} rows x {len(table['columns'])} columns" if table else ""
+            mark = "" if rec.get("ok") else " (failed)"
+            lines.append(f"{rec.get('step')}. {rec.get('action')}[{rec.get('argument')}]{shape}{mark}")
+    used = state.get("tables_used") or []
+    if used:
+        lines += ["", "사용한 표: " + ", ".join(used)]
+    return "\n".join(lines)
+
+
+def route_after_prepare(state: TableQAState) -> str:
+    return "think" if state.get("status") == "running" else "finish"

@@ -1,0 +1,141 @@
+"""Linking question words to tables: cell values by exact phrase, columns by name tokens.
+
+Precision first: a value links only when its whole normalised text appears as a phrase in the
+question (longest match wins, no fuzzy guesses); a column links when its name tokens (singular,
+lower-cased) are in the question or when a known adjective names it ("tallest" -> height). Every
+question token a link explains is recorded, so the planner can refuse questions with words it
+did not understand.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+__all__ = ["ColumnLink", "ValueLink", "link_columns", "link_values", "norm", "tokens"]
+
+_MAX_DISTINCT = 5000
+
+# Adjectives that name a measured column, with the column tokens they point at.
+ADJECTIVE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "tallest": ("height",), "shortest": ("height", "length", "time"), "heaviest": ("weight",),
+    "lightest": ("weight",), "longest": ("length", "time", "duration"), "oldest": ("age",),
+    "youngest": ("age",), "busiest": ("passengers", "traffic"), "richest": ("wealth", "worth"),
+    "largest": ("area", "size", "population", "capacity"), "biggest": ("area", "size", "population", "capacity"),
+    "most populous": ("population",), "taller": ("height",), "heavier": ("weight",), "longer": ("length",),
+    "older": ("age",), "younger": ("age",),
+}  # fmt: skip
+
+
+def norm(text: object) -> str:
+    text = unicodedata.normalize("NFKC", str(text)).lower()
+    text = re.sub(r"[’'`´]s\b", "", text)
+    return re.sub(r"[^\w.%]+|(?<!\d)\.|\.(?!\d)", " ", text).strip()
+
+
+def _singular(word: str) -> str:
+    if len(word) > 3 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def tokens(text: object) -> list[str]:
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(text))
+    return [_singular(t) for t in norm(spaced.replace("_", " ")).split()]
+
+
+@dataclass(frozen=True)
+class ValueLink:
+    table: int
+    column: str
+    value: object
+    start: int
+    end: int  # token span in the question
+
+    @property
+    def span(self) -> range:
+        return range(self.start, self.end)
+
+
+@dataclass(frozen=True)
+class ColumnLink:
+    table: int
+    column: str
+    positions: tuple[int, ...]  # question tokens that name it
+    numeric: bool
+    score: float  # share of the column name's tokens found in the question
+
+
+def link_values(question_tokens: Sequence[str], frames: Sequence[pd.DataFrame]) -> list[ValueLink]:
+    """Cells whose whole text is a phrase of the question (text columns; numbers need 3+ digits)."""
+    found: list[ValueLink] = []
+    for t, frame in enumerate(frames):
+        for column in frame.columns:
+            series = frame[column].dropna()
+            numeric = pd.api.types.is_numeric_dtype(series)
+            for value in series.unique()[:_MAX_DISTINCT]:
+                cell = tokens(value)
+                if not cell or (numeric and (len(str(value)) < 3 or not float(value).is_integer())):
+                    continue
+                if len(cell) == 1 and (cell[0] in STOP or len(cell[0]) < 2):
+                    continue
+                for start in _find(question_tokens, cell):
+                    found.append(ValueLink(t, str(column), value, start, start + len(cell)))
+    longest: list[ValueLink] = []
+    for link in sorted(found, key=lambda v: -(v.end - v.start)):
+        if not any(link.start >= o.start and link.end <= o.end and (o.end - o.start) > (link.end - link.start)
+                   for o in longest):
+            longest.append(link)
+    return sorted(longest, key=lambda v: v.start)
+
+
+def _find(haystack: Sequence[str], needle: Sequence[str]) -> list[int]:
+    n = len(needle)
+    return [i for i in range(len(haystack) - n + 1) if list(haystack[i : i + n]) == list(needle)]
+
+
+def link_columns(question_tokens: Sequence[str], frames: Sequence[pd.DataFrame], question: str) -> list[ColumnLink]:
+    """Columns named in the question (some of their name tokens present, scored by how many),
+    or named by an adjective ("tallest" -> a height column)."""
+    links = []
+    text = norm(question)
+    for t, frame in enumerate(frames):
+        for column in frame.columns:
+            numeric = pd.api.types.is_numeric_dtype(frame[column])
+            name = [w for w in tokens(column) if w not in COLUMN_FILLER]
+            positions: list[int] = []
+            score = 0.0
+            hits = [w for w in name if w in question_tokens and w not in STOP]
+            if hits:
+                positions = [i for i, w in enumerate(question_tokens) if w in hits]
+                score = len(set(hits)) / len(set(name))
+            else:
+                for adjective, targets in ADJECTIVE_COLUMNS.items():
+                    if re.search(rf"\b{adjective}\b", text) and any(w in targets for w in name):
+                        first = adjective.split()[-1]
+                        positions = [i for i, w in enumerate(question_tokens) if w == first]
+                        score = 1.0
+                        break
+            if positions:
+                links.append(ColumnLink(t, str(column), tuple(positions), numeric, score))
+    return links
+
+
+# Words that carry no meaning a computation must express.
+STOP = frozenset(
+    [
+        "a", "an", "the", "of", "in", "on", "at", "to", "for", "by", "with", "from", "into", "during", "is", "are",
+        "was", "were", "be", "been", "being", "am", "did", "does", "do", "has", "have", "had", "what", "which", "who",
+        "whom", "whose", "when", "where", "how", "that", "this", "these", "those", "there", "their", "its", "it", "his",
+        "her", "he", "she", "they", "them", "and", "or", "as", "all", "any", "each", "per", "listed", "list", "table",
+        "shown", "show", "given", "name", "named", "called", "s", "i", "me", "my", "we", "our", "you", "your", "please",
+        "tell", "find", "give", "get", "one", "only", "so", "just", "ever", "there's",
+    ]
+)
+COLUMN_FILLER = frozenset({"of", "the", "in", "no", "number", "num", "total", "a", "an", "and", "for", "to", "by"})

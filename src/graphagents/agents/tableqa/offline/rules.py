@@ -1,0 +1,418 @@
+"""Question patterns the offline planner answers, each as real Retrieve/Operate steps.
+
+Supported: counts with value and number filters, sums and averages, largest/smallest values,
+the row with the largest/smallest value (and another of its attributes: "..., and what is its
+budget?"), lookups of one attribute of one row, "A or B" choices, and differences between two
+rows; over one table or two tables joined on a detected key. Anything else, and any question
+word the pattern does not account for, is a decline with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import pandas as pd
+
+from .linking import STOP, ColumnLink, ValueLink, link_columns, link_values, norm, tokens
+
+__all__ = ["Decline", "Plan", "Planned", "plan_question"]
+
+MAX_WORDS = 28
+_MAX = r"most|highest|largest|biggest|greatest|maximum|max|top|longest|tallest|heaviest|oldest|busiest|best"
+_MIN = r"least|lowest|smallest|fewest|minimum|min|shortest|lightest|youngest|worst"
+_MORE = r"more|higher|larger|greater|bigger|taller|longer|heavier|older"
+_LESS = r"less|fewer|lower|smaller|shorter|lighter|younger"
+_COMPARE = {
+    "at least": ">=", "no less than": ">=", "more than": ">", "over": ">", "greater than": ">",
+    "above": ">", "at most": "<=", "no more than": "<=", "less than": "<", "fewer than": "<",
+    "under": "<", "below": "<", "after": ">", "before": "<", "older than": ">", "younger than": "<",
+    "higher than": ">", "lower than": "<", "larger than": ">", "smaller than": "<",
+}  # fmt: skip
+_OP_WORDS = set(
+    [
+        "how", "many", "much", "number", "count", "total", "sum", "combined", "average", "mean", "difference", "than",
+        "more", "less", "fewer", "higher", "lower", "larger", "smaller", "greater", "most", "least", "highest",
+        "lowest", "largest", "smallest", "biggest", "fewest", "maximum", "minimum", "max", "min", "top", "longest",
+        "shortest", "tallest", "heaviest", "oldest", "youngest", "busiest", "best", "worst", "lightest", "at", "over",
+        "under", "above", "below", "after", "before", "no", "greater", "amount", "value", "values", "there",
+        "represented", "had", "has", "have", "got", "received", "scored", "won", "earned", "taller", "longer",
+        "heavier", "older", "younger", "bigger",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Planned:
+    kind: Literal["Retrieve", "Operate"]
+    instruction: str
+    code: str
+    thought: str = ""
+
+
+@dataclass(frozen=True)
+class Plan:
+    steps: tuple[Planned, ...]
+    many: bool = False  # the answer may be several values
+    source: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Decline:
+    reason: str
+
+
+class _Context:
+    def __init__(self, question: str, names: Sequence[str], frames: Sequence[pd.DataFrame]) -> None:
+        self.question = question
+        self.text = norm(question)
+        self.toks = tokens(question)
+        self.names = list(names)
+        self.frames = list(frames)
+        compared = {len(self.text[: m.end(1)].split()) - 1 for phrase in _COMPARE
+                     for m in re.finditer(rf"\b{phrase} ([\d,]+(?:\.\d+)?)\b", self.text)}
+        # "before 2011" compares; it does not name the cell 2011
+        self.values = [v for v in link_values(self.toks, frames)
+                       if v.start not in compared and str(v.value).strip().lower().rstrip("*:") not in _TOTAL_WORDS]
+        self.columns = link_columns(self.toks, frames, question)
+        self.covered: set[int] = set()
+        for v in self.values:
+            self.covered.update(v.span)
+
+    def has(self, pattern: str) -> bool:
+        return re.search(rf"\b(?:{pattern})\b", self.text) is not None
+
+    def cover_column(self, link: ColumnLink) -> None:
+        self.covered.update(link.positions)
+
+    def unexplained(self) -> list[str]:
+        return [w for i, w in enumerate(self.toks) if i not in self.covered and w not in STOP and w not in _OP_WORDS]
+
+
+def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataFrame]) -> Plan | Decline:
+    if not question.strip():
+        return Decline("질문이 비어 있습니다 (empty question).")
+    if re.search(r"[가-힣]", question):
+        return Decline("모델 없이 한국어 질문은 아직 풀지 못합니다 (offline: Korean questions need a model).")
+    if len(question.split()) > MAX_WORDS:
+        return Decline("The question is too long for the offline planner; it needs a model.")
+    ctx = _Context(question, names, frames)
+    for rule in (_choice, _difference, _count, _aggregate, _superlative, _lookup):
+        result = rule(ctx)
+        if result is None:
+            continue
+        if isinstance(result, Decline):
+            return result
+        left = ctx.unexplained()
+        if left:
+            words = ", ".join(repr(w) for w in dict.fromkeys(left))
+            return Decline(f"Without a model I cannot account for {words} in this question, so I do not answer it.")
+        return result
+    return Decline("This question needs a model: the offline planner answers counts, sums, averages, "
+                   "largest/smallest, lookups and A-or-B comparisons.")
+
+
+# helpers -------------------------------------------------------------------------------------
+def _var(t: int) -> str:
+    return f"df_orig_{t + 1}"
+
+
+def _filter_expr(frame: str, link: ValueLink) -> str:
+    return f"({frame}[{link.column!r}] == {link.value!r})"
+
+
+def _numeric_filters(ctx: _Context, exclude: set[str]) -> list[tuple[ColumnLink, str, float]] | Decline:
+    out = []
+    for phrase, op in _COMPARE.items():
+        for m in re.finditer(rf"\b{phrase} ([\d,]+(?:\.\d+)?)\b", ctx.text):
+            number = float(m.group(1).replace(",", ""))
+            position = len(ctx.text[: m.start()].split())
+            candidates = [c for c in ctx.columns if c.numeric and c.column not in exclude]
+            if phrase in ("before", "after"):
+                candidates = [c for c in candidates if set(tokens(c.column)) & {"year", "season", "date"}]
+            if not candidates:
+                return Decline(f"I cannot tell which column {phrase!r} {m.group(1)} refers to without a model.")
+            near = min(candidates, key=lambda c: min(abs(p - position) for p in c.positions))
+            ctx.cover_column(near)
+            ctx.covered.update(range(position, position + len(phrase.split()) + 1))
+            out.append((near, op, number))
+    return out
+
+
+_TOTAL_WORDS = ["total", "totals", "career", "overall", "grand total", "all", "sum", "average"]
+SUMMARY_ROW = r"^(?:total|totals|career|overall|grand total|all|sum|average)[*:]?$|^(?:remainder|rest) of\b"
+
+
+def summary_rows(frame: pd.DataFrame) -> pd.Series:
+    """Rows that summarise the others ("Total", "Career", "Remainder of ..."): same rule as the code."""
+    text = frame.select_dtypes(exclude="number").astype(str)
+    if text.empty:
+        return pd.Series(False, index=frame.index)
+    return text.apply(lambda c: c.str.strip().str.lower().str.contains(SUMMARY_ROW, regex=True)).any(axis=1)
+
+
+def _base(ctx: _Context, t: int) -> tuple[list[Planned], str]:
+    """The table to work on: the original, or its rows without summary rows ("Total", "Career")."""
+    if not summary_rows(ctx.frames[t]).any():
+        return [], _var(t)
+    code = (f"text = {_var(t)}.select_dtypes(exclude='number').astype(str)\n"
+            f"is_total = text.apply(lambda c: c.str.strip().str.lower().str.contains({SUMMARY_ROW!r}))"
+            f".any(axis=1)\nnew_table = {_var(t)}[~is_total]")
+    step = Planned("Retrieve", f"the rows of {ctx.names[t]} that are not totals", code,
+                   "The table has summary rows (Total); leave them out.")
+    return [step], "df"
+
+
+def _one_table(ctx: _Context, tables: set[int]) -> tuple[list[Planned], str, dict[int, str]] | Decline:
+    """Steps that give one working table holding ``tables``: the table without summary rows, or a
+    join on a detected key."""
+    if len(tables) <= 1:
+        t = next(iter(tables), 0)
+        steps, frame = _base(ctx, t)
+        return steps, frame, {t: ""}
+    if len(tables) > 2:
+        return Decline("The question spans more than two tables; that needs a model.")
+    a, b = sorted(tables)
+    key = _join_key(ctx.frames[a], ctx.frames[b])
+    if key is None:
+        return Decline(f"I found no key to join {ctx.names[a]!r} and {ctx.names[b]!r} without a model.")
+    left, right = key
+    code = f"new_table = {_var(a)}.merge({_var(b)}, left_on={left!r}, right_on={right!r}, suffixes=('', '_2'))"
+    step = Planned("Retrieve", f"join {ctx.names[a]} and {ctx.names[b]} on {left} = {right}", code,
+                   f"The question needs columns of {ctx.names[a]} and {ctx.names[b]}.")
+    return [step], "df", {a: "", b: "_2"}
+
+
+def _join_key(a: pd.DataFrame, b: pd.DataFrame) -> tuple[str, str] | None:
+    best: tuple[float, str, str] | None = None
+    for ca in a.columns:
+        for cb in b.columns:
+            if tokens(ca) != tokens(cb) and not (set(tokens(ca)) & set(tokens(cb)) & {"id", "code", "key"}):
+                continue
+            va, vb = set(a[ca].dropna().astype(str)), set(b[cb].dropna().astype(str))
+            if not va or not vb:
+                continue
+            overlap = len(va & vb) / min(len(va), len(vb))
+            if overlap >= 0.5 and (best is None or overlap > best[0]):
+                best = (overlap, str(ca), str(cb))
+    return None if best is None else (best[1], best[2])
+
+
+def _col(name: str, t: int, suffixes: dict[int, str], frames: Sequence[pd.DataFrame], other: int | None) -> str:
+    """A column's name in the working table (a joined right-hand column may carry a suffix)."""
+    suffix = suffixes.get(t, "")
+    if suffix and other is not None and name in frames[other].columns:
+        return name + suffix
+    return name
+
+
+def _answer_column(ctx: _Context, exclude: set[str], preferred: int | None = None) -> ColumnLink | str | None:
+    """The entity column a which/who question asks for: the column its noun names ("which team"),
+    a text column the who-question names ("who is the youngest player"), or a name-like column of
+    the table the noun names ("which department")."""
+    m = re.search(r"\b(which|what)\s+(\w+)", ctx.text)
+    noun = tokens(m.group(2))[0] if m else ""
+    text_links = [c for c in sorted(ctx.columns, key=lambda c: -c.score)
+                  if not c.numeric and c.column not in exclude and (preferred is None or c.table == preferred)]
+    for link in text_links:
+        if noun and noun in tokens(link.column):
+            return link
+    if ctx.has("who") and len(text_links) == 1:
+        return text_links[0]
+    tables = range(len(ctx.frames)) if preferred is None else [preferred]
+    for t in tables:
+        if (noun and noun in tokens(ctx.names[t])) or ctx.has("who"):
+            for column in ctx.frames[t].columns:
+                if set(tokens(column)) & {"name", "title", "player", "team", "country", "nation"}:
+                    if noun and noun in tokens(ctx.names[t]):  # "which department": the table's own rows
+                        ctx.covered.update(i for i, w in enumerate(ctx.toks) if w == noun)
+                    return f"{t}:{column}"
+    return None
+
+
+# rules ---------------------------------------------------------------------------------------
+def _count(ctx: _Context) -> Plan | Decline | None:
+    if not ctx.has("how many|number of") or ctx.has("how many more|how many less|how many fewer"):
+        return None
+    numeric_target = [c for c in ctx.columns if c.numeric and c.score == 1.0]
+    m = re.search(r"\bhow many (\w+)", ctx.text)
+    head = tokens(m.group(1))[0] if m else ""
+    if any(head in tokens(c.column) for c in numeric_target):
+        return None  # "how many laps did X run": a lookup of a number, not a count of rows
+    entity = {w for t, frame in enumerate(ctx.frames) for w in [*tokens(ctx.names[t]),
+              *(x for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c]) for x in tokens(c))]}
+    if head in entity:  # "how many nations": the rows being counted
+        ctx.covered.update(i for i, w in enumerate(ctx.toks) if w == head)
+    numbers = _numeric_filters(ctx, set())
+    if isinstance(numbers, Decline):
+        return numbers
+    if not ctx.values and not numbers:
+        return Decline("I would have to guess what to count without a model (no value of the table is named).")
+    tables = {v.table for v in ctx.values} | {c.table for c, _, _ in numbers}
+    counted = [t for t in range(len(ctx.frames)) if head in tokens(ctx.names[t])]
+    if len(counted) == 1:
+        tables.add(counted[0])  # "how many players are in seoul": count players, joined to where Seoul is
+    prefix = _one_table(ctx, tables)
+    if isinstance(prefix, Decline):
+        return prefix
+    steps, frame, suffixes = prefix
+    other = next(iter(set(suffixes) - {min(tables) if tables else 0}), None)
+    conditions = [_filter_expr(frame, v) for v in ctx.values]
+    conditions += [f"({frame}[{_col(c.column, c.table, suffixes, ctx.frames, other)!r}] {op} {n!r})"
+                   for c, op, n in numbers]
+    words = ", ".join(f"{v.column} = {v.value}" for v in ctx.values) or ", ".join(
+        f"{c.column} {op} {n:g}" for c, op, n in numbers)
+    steps.append(Planned("Retrieve", f"rows where {words}", f"new_table = {frame}[{' & '.join(conditions)}]",
+                         "Find the rows the question counts."))
+    steps.append(Planned("Operate", "count the rows of df", "new_table = len(df)", "Count them."))
+    return Plan(tuple(steps))
+
+
+def _aggregate(ctx: _Context) -> Plan | Decline | None:
+    func = "sum" if ctx.has("total|sum|combined") else "mean" if ctx.has("average|mean") else None
+    if func is None:
+        return None
+    targets = [c for c in ctx.columns if c.numeric]
+    if len(targets) != 1:
+        return Decline(f"I cannot tell which column to {func} without a model.")
+    target = targets[0]
+    ctx.cover_column(target)
+    tables = {target.table} | {v.table for v in ctx.values}
+    prefix = _one_table(ctx, tables)
+    if isinstance(prefix, Decline):
+        return prefix
+    steps, frame, _ = prefix
+    if ctx.values:
+        conditions = " & ".join(_filter_expr(frame, v) for v in ctx.values)
+        steps.append(Planned("Retrieve", "rows where " + ", ".join(f"{v.column} = {v.value}" for v in ctx.values),
+                             f"new_table = {frame}[{conditions}]", "Keep the rows the question is about."))
+        frame = "df"
+    steps.append(Planned("Operate", f"{func} of {target.column}", f"new_table = {frame}[{target.column!r}].{func}()",
+                         f"Take the {func} of {target.column}."))
+    return Plan(tuple(steps))
+
+
+def _superlative(ctx: _Context) -> Plan | Decline | None:
+    largest = ctx.has(_MAX)
+    if not largest and not ctx.has(_MIN):
+        return None
+    targets = [c for c in ctx.columns if c.numeric]
+    if not targets:
+        return Decline("I cannot tell which number decides 'most/least' without a model.")
+    target = max(targets, key=lambda c: c.score)
+    ctx.cover_column(target)
+    method = "nlargest" if largest else "nsmallest"
+    wants_entity = ctx.has("which|who") or re.search(r"\bwhat (\w+) (has|had|is|was|scored|won)\b", ctx.text)
+    follow = re.search(r"\band what (is|was|are|were) (its|their|his|her) (.+)$", ctx.text)
+    extra: list[str] = []
+    if follow:
+        asked = [c for c in ctx.columns if c.column != target.column and set(c.positions) & set(
+            range(len(ctx.text[: follow.start(3)].split()), len(ctx.toks)))]
+        if len(asked) != 1:
+            return Decline("I cannot tell which attribute the second part asks for without a model.")
+        ctx.cover_column(asked[0])
+        extra.append(asked[0].column)
+    steps, frame = _base(ctx, target.table)
+    if ctx.values:
+        conditions = " & ".join(_filter_expr(frame, v) for v in ctx.values if v.table == target.table)
+        if len({v.table for v in ctx.values} | {target.table}) > 1:
+            return Decline("Filters and the ranked column are in different tables; that needs a model.")
+        steps.append(Planned("Retrieve", "rows where " + ", ".join(f"{v.column} = {v.value}" for v in ctx.values),
+                             f"new_table = {frame}[{conditions}]", "Keep the rows the question is about."))
+        frame = "df"
+    steps.append(Planned("Operate", f"rows with the {'largest' if largest else 'smallest'} {target.column}",
+                         f"new_table = {frame}.{method}(1, {target.column!r}, keep='all')",
+                         f"Find the row with the {'largest' if largest else 'smallest'} {target.column}."))
+    if not wants_entity:
+        steps.append(Planned("Operate", f"keep {target.column}", f"new_table = df[[{target.column!r}]]",
+                             f"The answer is the {target.column} itself."))
+        return Plan(tuple(steps))
+    answer = _answer_column(ctx, {target.column}, target.table)
+    if answer is None:
+        return Decline("I cannot tell which column names the answer without a model.")
+    if isinstance(answer, ColumnLink):
+        ctx.cover_column(answer)
+        column = answer.column
+    else:
+        column = answer.split(":", 1)[1]
+    keep = [column, *extra]
+    steps.append(Planned("Operate", f"keep {', '.join(keep)}", f"new_table = df[{keep!r}]", "Read the answer."))
+    return Plan(tuple(steps))
+
+
+def _lookup(ctx: _Context) -> Plan | Decline | None:
+    if len(ctx.values) != 1:
+        return None
+    row = ctx.values[0]
+    asked = [c for c in ctx.columns if c.column != row.column and c.table == row.table]
+    if len(asked) != 1:
+        return None
+    ctx.cover_column(asked[0])
+    frame = _var(row.table)
+    steps = (
+        Planned("Retrieve", f"the row where {row.column} = {row.value}",
+                f"new_table = {frame}[{_filter_expr(frame, row)}]", "Find the row the question names."),
+        Planned("Operate", f"keep {asked[0].column}", f"new_table = df[[{asked[0].column!r}]]",
+                f"Read its {asked[0].column}."),
+    )
+    return Plan(steps)
+
+
+def _pair(ctx: _Context) -> tuple[ValueLink, ValueLink] | None:
+    if len(ctx.values) != 2 or ctx.values[0].column != ctx.values[1].column:
+        return None
+    return ctx.values[0], ctx.values[1]
+
+
+def _choice(ctx: _Context) -> Plan | Decline | None:
+    pair = _pair(ctx)
+    compares = ctx.has(_MORE + "|" + _MAX) or ctx.has(_LESS + "|" + _MIN)
+    if pair is None or not re.search(r"\bor\b", ctx.text) or not compares:
+        return None
+    a, b = pair
+    more = ctx.has(_MORE + "|" + _MAX)
+    targets = [c for c in ctx.columns if c.numeric and c.table == a.table]
+    frame = _var(a.table)
+    pick = f"{frame}[{_filter_expr(frame, a)} | {_filter_expr(frame, b)}]"
+    if len(targets) == 1:
+        ctx.cover_column(targets[0])
+        y = targets[0].column
+        steps = (
+            Planned("Retrieve", f"the rows of {a.value} and {b.value}", f"new_table = {pick}", "Find both."),
+            Planned("Operate", f"the one with the {'larger' if more else 'smaller'} {y}",
+                    f"new_table = df.{'nlargest' if more else 'nsmallest'}(1, {y!r}, keep='all')[[{a.column!r}]]",
+                    f"Compare their {y}."),
+        )
+        return Plan(steps)
+    if targets:
+        return Decline("I cannot tell which number to compare without a model.")
+    agg = "idxmax" if more else "idxmin"
+    steps = (
+        Planned("Retrieve", f"the rows of {a.value} and {b.value}", f"new_table = {pick}", "Find both."),
+        Planned("Operate", f"which of them has {'more' if more else 'fewer'} rows",
+                f"counts = df[{a.column!r}].value_counts()\n"
+                f"new_table = counts.{agg}() if counts.nunique() > 1 else None",
+                "Compare how often each appears."),
+    )
+    return Plan(steps)
+
+
+def _difference(ctx: _Context) -> Plan | Decline | None:
+    pair = _pair(ctx)
+    if pair is None or not ctx.has("difference|how many more|how much more|how many fewer|how much less"):
+        return None
+    a, b = pair
+    ctx.covered.update(i for i, w in enumerate(ctx.toks) if w == "between")
+    targets = [c for c in ctx.columns if c.numeric and c.table == a.table]
+    if len(targets) != 1:
+        return Decline("I cannot tell which number to subtract without a model.")
+    ctx.cover_column(targets[0])
+    y, frame = targets[0].column, _var(a.table)
+    code = (f"first = {frame}.loc[{_filter_expr(frame, a)}, {y!r}]\n"
+            f"second = {frame}.loc[{_filter_expr(frame, b)}, {y!r}]\n"
+            f"new_table = abs(first.iloc[0] - second.iloc[0]) if len(first) == 1 and len(second) == 1 else None")
+    steps = (Planned("Operate", f"the difference in {y} between {a.value} and {b.value}", code,
+                     f"Subtract their {y}."),)
+    return Plan(steps)

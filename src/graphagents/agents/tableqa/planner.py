@@ -1,0 +1,118 @@
+"""The model side of MACT: the planner's prompt and vote, and the coder as a :data:`CodeWriter`.
+
+Both sample several completions (``plan_samples`` / ``code_samples``). Planner samples are parsed
+and voted on by normalised action; unparsable samples lose their vote, and when every sample is
+unusable the step's observation says so and the planner tries again next step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage, SystemMessage
+
+from .actions import Action, ActionParseError, majority, parse_action
+from .coder import coder_prompt, extract_code, preview
+from .config import AgentContext
+from .prompts import load, render
+from .state import IntermediateTable, StepRecord, TableRef
+from .tools import CodeWriter
+
+__all__ = ["PlanChoice", "choose_action", "llm_code_writer", "planner_prompt", "scratchpad"]
+
+
+@dataclass(frozen=True)
+class PlanChoice:
+    action: Action | None
+    votes: int
+    samples: int
+    error: str = ""
+    finish_candidates: tuple[Action, ...] = ()
+    raw: str = ""  # the first sample, for the loop's format note when none parsed
+
+
+def scratchpad(steps: Sequence[StepRecord]) -> str:
+    lines = []
+    for rec in steps:
+        n = rec.get("step", 0)
+        if rec.get("thought"):
+            lines.append(f"Thought {n}: {rec['thought']}")
+        lines.append(f"Action {n}: {rec.get('action', '')}[{rec.get('argument', '')}]")
+        lines.append(f"Observation {n}: {rec.get('observation', '')}")
+    return "\n".join(lines)
+
+
+def planner_prompt(
+    question: str,
+    original: Sequence[TableRef],
+    intermediate: Sequence[IntermediateTable],
+    steps: Sequence[StepRecord],
+    actx: AgentContext,
+    *,
+    note: str = "",
+) -> str:
+    """MACT's planner prompt; ``note`` is the loop's reply to an unusable previous turn."""
+    tables = [preview(f"df_orig_{i + 1}", actx.store.get(t["id"]), label=t["name"]) for i, t in enumerate(original)]
+    if intermediate and actx.options.chain:
+        tables.append(preview("df (working table)", actx.store.get(intermediate[-1]["id"])))
+    next_step = len(steps) + 1
+    return render(
+        "planner.md",
+        question=question,
+        tables="\n\n".join(tables),
+        scratchpad=(scratchpad(steps) + "\n" if steps else "") + (f"{note}\n" if note else "")
+        + f"Thought {next_step}:",
+        max_steps=actx.options.max_steps,
+        search_line="",
+    )
+
+
+def _ask(model: BaseChatModel, messages: list[Any]) -> str:
+    reply = model.invoke(messages)
+    content = reply.content
+    if isinstance(content, list):
+        content = "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
+    return str(content)
+
+
+def choose_action(model: BaseChatModel, prompt: str, samples: int) -> PlanChoice:
+    actions: list[Action] = []
+    errors: list[str] = []
+    first = ""
+    for _ in range(samples):
+        text = _ask(model, [HumanMessage(prompt)])
+        first = first or text
+        if "Action" not in text and "Thought" not in text.split("\n", 1)[0]:
+            text = "Thought: " + text  # the prompt ends with "Thought n:", so a reply may start mid-line
+        try:
+            actions.append(parse_action(text))
+        except ActionParseError as exc:
+            errors.append(str(exc))
+    if not actions:
+        return PlanChoice(None, 0, samples, errors[0] if errors else "no usable planner output", raw=first)
+    winner, votes = majority(actions)
+    others = tuple(a for a in actions if a.kind == "Finish" and a.key != winner.key)
+    return PlanChoice(winner, votes, samples, finish_candidates=others)
+
+
+def llm_code_writer(
+    model: BaseChatModel,
+    question: str,
+    original: Sequence[TableRef],
+    intermediate: Sequence[IntermediateTable],
+    actx: AgentContext,
+) -> CodeWriter:
+    """A coder bound to the current tables: (instruction, previous error, n) -> programs."""
+    shown = intermediate if actx.options.chain else []
+
+    def write(instruction: str, error: str | None, n: int) -> list[str]:
+        prompt = coder_prompt(question, instruction, original, shown, actx.store)
+        if error:
+            prompt += f"\n# 이전 코드의 오류 (고쳐서 다시 작성하세요): {error}\n"
+        messages = [SystemMessage(load("coder_system.md")), HumanMessage(prompt)]
+        return [extract_code(_ask(model, messages)) for _ in range(n)]
+
+    return write

@@ -1,0 +1,67 @@
+"""The tableqa AgentSpec: registered through the ``graphagents.agents`` entry point."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphagents.registry import AgentSpec, SessionContext
+
+from .config import MAX_STEPS_LIMIT, TableQAOptions, TableQASessionOptions
+from .graph import build
+
+# prepare + (plan, act) per step + a plan that hits the cap + finish, at the largest max_steps.
+STEP_CAP = 2 * MAX_STEPS_LIMIT + 4
+
+
+def make_input(text: str, session: SessionContext) -> dict[str, Any]:
+    return {"user_input": text, "session_options": dict(session.options)}
+
+
+def public_state(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "question": values.get("question", ""),
+        "status": values.get("status", ""),
+        "answer": list(values.get("answers") or []),
+        "answer_table": values.get("answer_table"),
+        "steps": [
+            {k: s.get(k) for k in ("step", "thought", "action", "argument", "code", "observation", "ok", "votes",
+                                   "code_votes", "error_type", "table_id")}
+            for s in values.get("steps", [])
+        ],
+        "original_tables": list(values.get("original_tables", [])),
+        "intermediate_tables": list(values.get("intermediate_tables", [])),
+        "tables_used": list(values.get("tables_used", [])),
+        "reason": values.get("reason", ""),
+        "reply": values.get("reply", ""),
+    }
+
+
+def _cli() -> Any:
+    from .cli import app
+
+    return app
+
+
+def _eval_cli() -> Any:
+    from .eval import eval_command
+
+    return eval_command
+
+
+SPEC = AgentSpec(
+    name="tableqa",
+    title="Table QA (MACT)",
+    description="Answers questions over one or more tables: a planner and a coder, pandas run in a sandbox, "
+    "intermediate tables chained step by step.",
+    build=build,
+    samples=[["Which department has the most employees, and what is its budget?"]],
+    make_input=make_input,
+    public_state=public_state,
+    step_cap=STEP_CAP,
+    chat_fields=("status", "answer"),
+    options_model=TableQAOptions,
+    session_options_model=TableQASessionOptions,
+    cli=_cli,
+    eval_cli=_eval_cli,
+)

