@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...privacy import loggable
 from ...korean import question_topic
+from ...privacy import loggable
 from . import flow
 from .logs import log
 from .navigation import Navigator
