@@ -15,7 +15,7 @@ import pytest
 TESTS_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS_DIR))
 
-from service_checks import service_missing  # noqa: E402
+from service_checks import SERVICE_MARKERS, service_missing  # noqa: E402
 
 PG_URL = os.environ.get("GRAPHAGENTS_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("GRAPHAGENTS_TEST_REDIS", "redis://127.0.0.1:6379/15")
@@ -31,8 +31,6 @@ def pytest_configure(config: pytest.Config) -> None:
     forbid_model_requests()  # checked at request time: a hand-built provider model fails too
 
 
-SERVICE_MARKERS = {"pg_admin_url": "postgres", "pg_database": "postgres", "redis_url": "redis", "browser": "browser"}
-"""A test that uses one of these fixtures gets the marker, so ``-m "not postgres"`` really excludes it."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

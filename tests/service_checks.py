@@ -13,3 +13,10 @@ def service_missing(what: str) -> None:
     if IN_CI:
         pytest.fail(f"{what} (CI=true: services must be available)")
     pytest.skip(what)
+
+
+SERVICE_MARKERS = {
+    "pg_admin_url": "postgres", "pg_database": "postgres", "pgvector_url": "postgres",
+    "redis_url": "redis", "browser": "browser",
+}
+"""A test that uses one of these fixtures gets the marker, so ``-m "not postgres"`` really excludes it."""

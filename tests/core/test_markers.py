@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import SERVICE_MARKERS
+from service_checks import SERVICE_MARKERS
 
 
 def test_every_test_using_a_service_fixture_is_marked(request: pytest.FixtureRequest) -> None:
@@ -20,3 +20,14 @@ def test_every_test_using_a_service_fixture_is_marked(request: pytest.FixtureReq
     assert unmarked == []
     checked = [i for i in items if "pg_database" in getattr(i, "fixturenames", ())]
     assert all(i.get_closest_marker("postgres") for i in checked)
+
+
+def test_test_modules_have_unique_basenames() -> None:
+    """Tests import by basename (rootdir-relative sys.path), so two ``test_x.py`` in different
+    folders shadow each other and a whole module silently fails to collect."""
+    from collections import Counter
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parents[1]
+    names = Counter(p.name for p in tests.rglob("*.py") if p.name != "conftest.py")
+    assert [n for n, c in names.items() if c > 1] == []

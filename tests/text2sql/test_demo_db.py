@@ -172,7 +172,7 @@ def test_a_stamp_from_other_code_counts_as_stale(demo_db: Path, tmp_path: Path) 
 
 
 def test_load_postgres_reports_an_unreachable_server() -> None:
-    with pytest.raises(ServiceUnavailableError, match="start the server"):
+    with pytest.raises(ServiceUnavailableError, match="is the server running"):
         load_postgres("postgresql://postgres@127.0.0.1:1/test")
 
 

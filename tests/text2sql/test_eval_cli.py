@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from graphagents.agents.text2sql.demo import demo_questions_path
 from graphagents.agents.text2sql.eval import DEFOG_DEV, EvalReport, QuestionResult, find_shared, run_eval
-from graphagents.agents.text2sql.evaluation import load_defog_database, load_questions
+from graphagents.agents.text2sql.evaluation import Question, load_defog_database, load_questions
 from graphagents.agents.text2sql.oracle import OracleChatModel
 from graphagents.agents.text2sql.spec import SPEC
 from graphagents.cli.main import app, eval_app
@@ -43,6 +43,8 @@ def test_eval_command_writes_json_and_markdown_reports(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert data["n"] == 6 and data["accuracy"] == 1.0 and data["by_category"]
+    assert (data["correct"], data["declined"], data["wrong"]) == (6, 0, 0)
+    assert "correct 6 · declined 0 · wrong 0" in result.output
     markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "Execution accuracy: **100.0%**" in markdown and "| category |" in markdown
 
@@ -53,10 +55,34 @@ def test_eval_command_filters_by_category() -> None:
     assert "join" in result.output and "100.0%" in result.output
 
 
-def test_report_markdown_lists_wrong_answers() -> None:
-    report = EvalReport("offline", "q.csv", [QuestionResult("q1", "demo", "join", False, "answered", 0.1,
-                                                            error="no SQL submitted")])
-    assert "## Wrong answers" in report.to_markdown() and report.accuracy == 0.0
+def test_report_separates_correct_declined_and_wrong() -> None:
+    results = [
+        QuestionResult("q1", "demo", "join", False, "answered", 0.1, error="no SQL submitted"),
+        QuestionResult("q2", "demo", "join", False, "submitted", 0.1, sql="SELECT 1", confidence=0.6),
+        QuestionResult("q3", "demo", "lookup", True, "submitted", 0.1, sql="SELECT 2", confidence=0.9),
+    ]
+    report = EvalReport("offline", "q.csv", results)
+    assert [r.outcome for r in results] == ["declined", "wrong", "correct"]
+    assert report.split() == {"correct": 1, "declined": 1, "wrong": 1}
+    data = report.to_json()
+    assert (data["correct"], data["declined"], data["wrong"]) == (1, 1, 1) and data["wrong_rate"] == 1 / 3
+    assert data["by_category"]["join"] == {"correct": 0, "declined": 1, "wrong": 1, "n": 2, "accuracy": 0.0}
+    assert data["mean_confidence"] == {"correct": 0.9, "wrong": 0.6}
+    assert [r["outcome"] for r in data["results"]] == ["declined", "wrong", "correct"]
+    markdown = report.to_markdown()
+    assert "Correct **1** · declined **1** · wrong **1**" in markdown
+    wrong_part, declined_part = markdown.split("## Wrong answers")[1].split("## Declined")
+    assert "q2" in wrong_part and "q1" not in wrong_part and "q1" in declined_part
+
+
+def test_offline_eval_records_the_stated_confidence_and_the_split(tmp_path: Path) -> None:
+    questions = [Question("How many customers are there?", "SELECT COUNT(*) FROM customers", "demo", "aggregate"),
+                 Question("What is the median salary?", "SELECT 1", "demo", "aggregate"),
+                 Question("How many products are there?", "SELECT COUNT(*) FROM customers", "demo", "aggregate")]
+    report = run_eval(questions, llm="offline")
+    assert [r.outcome for r in report.results] == ["correct", "declined", "wrong"]
+    assert report.results[0].confidence == 1.0 and report.results[1].confidence is None
+    assert "median" in report.results[1].error
 
 
 def test_load_demo_builds_sqlite(tmp_path: Path) -> None:

@@ -93,6 +93,13 @@ LEGIT: list[tuple[str, tuple[str, ...]]] = [
     ("SELECT g FROM generate_series(1, 5) AS g", PG),
     ("SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS v(n, s)", PG),
     ("SELECT code, name FROM sales.regions", PG),
+    # the schema of the data is not the server: allowed
+    ("SELECT name FROM sqlite_master WHERE type = 'table'", LITE),
+    ("SELECT name, type FROM pragma_table_info('orders')", LITE),
+    ("SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public'", PG),
+    ("SELECT relname FROM pg_catalog.pg_class WHERE relkind = 'r'", PG),
+    ("SELECT current_setting('DateStyle'), current_database()", PG),
+    ('SELECT "user" FROM (SELECT 1 AS "user") AS t', PG),
 ]  # fmt: skip
 
 
@@ -255,6 +262,23 @@ def test_messages_tell_the_model_what_to_fix() -> None:
     assert "could not parse the SQL as postgres" in guard.validate("SELEC 1").errors[0]
     assert "pg_sleep()" in guard.validate("SELECT pg_sleep(1)").errors[0]
     assert "EXPLAIN is run by the agent" in guard.validate("EXPLAIN SELECT 1").errors[0]
+
+
+@pytest.mark.parametrize(("sql", "kind"), [
+    ("SELECT current_setting('data_directory')", "server configuration"),
+    ("SELECT query FROM pg_stat_activity", "other sessions"),
+    ("SELECT inet_server_addr()", "network addresses"),
+    ("SELECT rolname FROM pg_roles", "roles and credentials"),
+])  # fmt: skip
+def test_server_disclosure_is_refused_with_its_class(sql: str, kind: str) -> None:
+    result = SQLGuard("postgres").validate(sql)
+    assert not result.ok and kind in result.errors[0] and "not data" in result.errors[0]
+
+
+def test_sqlite_executor_refuses_server_functions_on_its_own(sqlite_path: Path) -> None:
+    """The second lock: the SQLite authorizer refuses what the guard calls server disclosure."""
+    with open_database(str(sqlite_path)) as db, pytest.raises(QueryError):
+        db.fetch("SELECT sqlite_version()")
 
 
 def test_extra_denied_functions_and_shared_deny_list() -> None:

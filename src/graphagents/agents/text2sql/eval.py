@@ -2,6 +2,10 @@
 
 Each question runs through the real agent (a fresh session, no query cache); its submitted rows
 are compared with the gold rows the way defog sql-eval and Spider/BIRD do (``evaluation.compare``).
+Every result is one of three outcomes, reported separately because they cost a user differently:
+``correct``, ``declined`` (no SQL submitted: the agent said it could not) and ``wrong`` (a query
+ran and answered something else, which the user cannot tell from a right one). The confidence the
+reply stated (see ``offline.result.confidence_line``) is recorded with each result.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -21,8 +25,11 @@ from graphagents.settings import Settings, get_settings
 from graphagents.usage import Usage, UsageSummary
 
 from .evaluation import Question, expand_gold_alternatives, load_questions, matches_gold
+from .offline.result import stated_confidence
 
 DEFOG_DEV = "datasets/defog/questions_dev_postgres.csv"
+Outcome = Literal["correct", "declined", "wrong"]
+OUTCOMES: tuple[Outcome, ...] = ("correct", "declined", "wrong")
 EVAL_MAX_ROWS = 200_000
 
 
@@ -62,6 +69,13 @@ class QuestionResult:
     sql: str | None = None
     error: str = ""
     usage: dict[str, Any] = field(default_factory=dict)
+    confidence: float | None = None  # what the reply said; None when it stated none (a model, a refusal)
+
+    @property
+    def outcome(self) -> Outcome:
+        if self.correct:
+            return "correct"
+        return "wrong" if self.sql else "declined"
 
 
 @dataclass
@@ -74,6 +88,11 @@ class EvalReport:
     def accuracy(self) -> float:
         return sum(r.correct for r in self.results) / len(self.results) if self.results else 0.0
 
+    def split(self, results: Sequence[QuestionResult] | None = None) -> dict[Outcome, int]:
+        """How many results were correct, declined and wrong."""
+        chosen = self.results if results is None else results
+        return {o: sum(r.outcome == o for r in chosen) for o in OUTCOMES}
+
     def by_category(self) -> dict[str, tuple[int, int]]:
         out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for r in self.results:
@@ -81,29 +100,53 @@ class EvalReport:
             out[r.category][1] += 1
         return {k: (v[0], v[1]) for k, v in sorted(out.items())}
 
+    def mean_confidence(self, outcome: Outcome) -> float | None:
+        """Mean stated confidence of the answers with ``outcome``: a check that it means something."""
+        values = [r.confidence for r in self.results if r.outcome == outcome and r.confidence is not None]
+        return round(sum(values) / len(values), 3) if values else None
+
     def to_json(self) -> dict[str, Any]:
-        return {"llm": self.llm, "questions": self.questions_file, "accuracy": self.accuracy,
-                "n": len(self.results),
-                "by_category": {k: {"correct": c, "n": n, "accuracy": c / n}
-                                for k, (c, n) in self.by_category().items()},
+        n = len(self.results)
+        split = self.split()
+        categories = {}
+        for k, (c, total) in self.by_category().items():
+            cat_split = self.split([r for r in self.results if r.category == k])
+            categories[k] = {"correct": c, "declined": cat_split["declined"], "wrong": cat_split["wrong"],
+                             "n": total, "accuracy": c / total}
+        counts: dict[str, int] = {str(k): v for k, v in split.items()}
+        return {"llm": self.llm, "questions": self.questions_file, "accuracy": self.accuracy, "n": n,
+                **counts, "wrong_rate": split["wrong"] / n if n else 0.0,
+                "declined_rate": split["declined"] / n if n else 0.0,
+                "mean_confidence": {o: self.mean_confidence(o) for o in ("correct", "wrong")},
+                "by_category": categories,
                 "usage": UsageSummary().extend(Usage(**r.usage) for r in self.results if r.usage).to_dict(),
-                "results": [asdict(r) for r in self.results]}
+                "results": [{**asdict(r), "outcome": r.outcome} for r in self.results]}
 
     def to_markdown(self) -> str:
+        n, split = len(self.results), self.split()
         lines = [f"# text2sql evaluation ({self.llm})", "", f"Questions: `{self.questions_file}`", "",
-                 f"Execution accuracy: **{self.accuracy:.1%}** ({sum(r.correct for r in self.results)}"
-                 f"/{len(self.results)})", "", "| category | correct | n | accuracy |", "| --- | --- | --- | --- |"]
-        lines += [f"| {k} | {c} | {n} | {c / n:.1%} |" for k, (c, n) in self.by_category().items()]
+                 f"Execution accuracy: **{self.accuracy:.1%}** ({split['correct']}/{n})", "",
+                 f"Correct **{split['correct']}** · declined **{split['declined']}** · wrong **{split['wrong']}** "
+                 f"({split['wrong'] / n if n else 0.0:.1%} of questions answered wrongly)", "",
+                 "| category | correct | declined | wrong | n | accuracy |", "| --- | --- | --- | --- | --- | --- |"]
+        for k, (c, total) in self.by_category().items():
+            cat = self.split([r for r in self.results if r.category == k])
+            lines.append(f"| {k} | {c} | {cat['declined']} | {cat['wrong']} | {total} | {c / total:.1%} |")
         u = self.to_json()["usage"]
         lines += ["", f"Usage: {u['model_calls']} model calls, {u['input_tokens']} + {u['output_tokens']} tokens, "
                       f"p50 {u['latency_ms_p50']} ms per question, {u['steps_per_turn']} steps per question"]
-        wrong = [r for r in self.results if not r.correct]
-        if wrong:
-            lines += ["", "## Wrong answers", "", "| db | category | status | question | error |",
-                      "| --- | --- | --- | --- | --- |"]
-            lines += [f"| {r.db_name} | {r.category} | {r.status} | {r.question.replace('|', '/')} "
-                      f"| {r.error.replace('|', '/')[:120]} |" for r in wrong]
+        for title, outcome in (("Wrong answers", "wrong"), ("Declined", "declined")):
+            chosen = [r for r in self.results if r.outcome == outcome]
+            if chosen:
+                lines += ["", f"## {title}", "", "| db | category | status | question | SQL or reason |",
+                          "| --- | --- | --- | --- | --- |"]
+                lines += [f"| {r.db_name} | {r.category} | {r.status} | {_cell(r.question)} "
+                          f"| {_cell(r.sql or r.error)[:160]} |" for r in chosen]
         return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "/")
 
 
 def db_url_for(template: str | None, db_name: str, settings: Settings) -> str:
@@ -169,10 +212,13 @@ def _one(agent: Any, gold_db: Any, q: Question) -> QuestionResult:
     errors = [e.to_dict().get("message", "") for e in reply.events if e.type == "error"]
     result = QuestionResult(q.question, q.db_name, q.query_category, False, str(state.get("status", "")),
                             round(seconds, 4), list(state.get("tool_calls", [])), len(state.get("rewrites", [])),
-                            state.get("sql"), "; ".join(errors), asdict(reply.usage))
+                            state.get("sql"), "; ".join(errors), asdict(reply.usage),
+                            stated_confidence(state.get("reply")))
     table = state.get("table")
     if not state.get("sql") or not isinstance(table, dict):
-        result.error = result.error or f"no SQL submitted ({result.status})"
+        result.sql = None
+        said = " ".join(str(state.get("reply") or "").split())
+        result.error = result.error or f"no SQL submitted ({result.status}): {said[:200]}"
         return result
 
     def run_gold(sql: str) -> list[tuple[Any, ...]]:
@@ -229,12 +275,17 @@ def eval_command(
             progress.update(task, advance=1, acc=f"acc {sum(x.correct for x in done) / len(done):.1%}")
 
         result = run_eval(qs, db=db, llm=llm, questions_file=str(path), on_result=tick)
-    table = Table("category", "correct", "n", "accuracy")
+    table = Table("category", "correct", "declined", "wrong", "n", "accuracy")
     for cat, (c, n) in result.by_category().items():
-        table.add_row(cat, str(c), str(n), f"{c / n:.1%}")
-    table.add_row("[bold]all", str(sum(r.correct for r in result.results)), str(len(result.results)),
-                  f"[bold]{result.accuracy:.1%}")
+        split = result.split([r for r in result.results if r.category == cat])
+        table.add_row(cat, str(c), str(split["declined"]), str(split["wrong"]), str(n), f"{c / n:.1%}")
+    split = result.split()
+    table.add_row("[bold]all", str(split["correct"]), str(split["declined"]), str(split["wrong"]),
+                  str(len(result.results)), f"[bold]{result.accuracy:.1%}")
     console.print(table)
+    wrong_rate = split["wrong"] / len(result.results)
+    console.print(f"correct {split['correct']} · declined {split['declined']} · wrong {split['wrong']} "
+                  f"({wrong_rate:.1%} answered wrongly)")
     if report is not None:
         report.mkdir(parents=True, exist_ok=True)
         (report / "report.json").write_text(json.dumps(result.to_json(), ensure_ascii=False, indent=2, default=str),

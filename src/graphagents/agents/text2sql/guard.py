@@ -7,6 +7,10 @@ hands back SQL *regenerated from the tree* so that what runs is exactly what was
 
 The guard is the first of two locks: :mod:`.db` also executes in a read-only transaction (Postgres)
 or a read-only connection (SQLite) with a statement timeout, so a hole in one is not a hole in both.
+
+Besides writes and side effects, it refuses reads that disclose the server rather than the data
+(configuration and files, other sessions, network addresses, roles and credentials); the classes
+and the reasons are in :mod:`.server_reads`.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from typing import Literal
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
+
+from .server_reads import SAFE_SETTINGS, ServerRead, server_read_function, server_read_table
 
 Dialect = Literal["sqlite", "postgres"]
 
@@ -62,22 +68,6 @@ _DENIED_PREFIXES = (
     "pg_copy_", "pg_stat_reset", "pg_wal_replay_",
 )
 # fmt: on
-# Catalogs that hold credentials or server files, and SQLite's raw-page/file virtual tables.
-_DENIED_TABLES = frozenset(
-    {
-        "pg_authid",
-        "pg_shadow",
-        "pg_user_mapping",
-        "pg_user_mappings",
-        "pg_hba_file_rules",
-        "pg_ident_file_mappings",
-        "pg_file_settings",
-        "pg_largeobject",
-        "sqlite_dbpage",
-        "fsdir",
-        "zipfile",
-    }
-)  # fmt: skip
 # Statement kinds that must not appear anywhere in the tree. Looked up by name so that a class
 # missing from some sqlglot release does not break the import.
 # fmt: off
@@ -186,8 +176,13 @@ class SQLGuard:
             return f"only read-only queries are allowed: found {_kind(node.this)} inside {place}"
         if isinstance(node, exp.Func):
             return self._check_function(node)
-        if isinstance(node, exp.Table) and node.name.lower() in _DENIED_TABLES:
-            return f"table {node.name!r} is not readable by the agent (credentials or server files)"
+        if isinstance(node, exp.Table) and (read := server_read_table(node.name, node.db)):
+            return _disclosure(read, "table")
+        if isinstance(node, exp.Column) and self.dialect == "postgres" and not node.table:
+            ident = node.this
+            # Postgres reads a bare, unquoted ``user`` / ``current_role`` as the connected role.
+            if isinstance(ident, exp.Identifier) and not ident.quoted and (read := _role_keyword(ident.name)):
+                return _disclosure(read, "keyword")
         return None
 
     def _check_function(self, node: exp.Func) -> str | None:
@@ -202,13 +197,44 @@ class SQLGuard:
         for name in sorted(names):
             if name in self._denied or name.startswith(_DENIED_PREFIXES):
                 return f"function {name}() is not allowed (side effects, file or server access)"
+        if "current_setting" in names and not _safe_setting(node):
+            return _disclosure(ServerRead("server configuration and files", "current_setting"), "function")
+        for name in sorted(names):
+            if read := server_read_function(name):
+                written = node.name if isinstance(node, exp.Anonymous) else node.sql(self.dialect).split("(")[0]
+                return _disclosure(ServerRead(read.kind, written.lower() or read.name), "function")
         return None
 
 
 def is_denied_function(name: str) -> bool:
-    """Whether a function (bare name, any case) is on the deny list; shared with the SQLite authorizer."""
+    """Whether a function (bare name, any case) is on the deny list; shared with the SQLite authorizer.
+
+    Server-disclosing functions (``sqlite_version``, ...) count too, so the executor refuses them
+    even if a query reached it without the guard.
+    """
     lowered = name.lower()
-    return lowered in DENIED_FUNCTIONS or lowered.startswith(_DENIED_PREFIXES)
+    return lowered in DENIED_FUNCTIONS or lowered.startswith(_DENIED_PREFIXES) or (
+        server_read_function(lowered) is not None)
+
+
+def _disclosure(read: ServerRead, what: str) -> str:
+    shown = f"{read.name}()" if what == "function" else repr(read.name)
+    return (f"{what} {shown} discloses {read.kind}, not data; the agent only reads the data and its schema. "
+            "Ask about the tables instead")
+
+
+def _role_keyword(name: str) -> ServerRead | None:
+    lowered = name.lower()
+    if lowered in ("user", "current_user", "session_user", "current_role"):
+        return ServerRead("roles and credentials", lowered)
+    return None
+
+
+def _safe_setting(node: exp.Func) -> bool:
+    """current_setting('TimeZone') shapes values; current_setting('data_directory') describes the server."""
+    args = [a for a in node.args.get("expressions") or [] if a is not None]
+    first = args[0] if args else node.args.get("this")
+    return isinstance(first, exp.Literal) and first.is_string and first.this.lower() in SAFE_SETTINGS
 
 
 def add_limit(sql: str, n: int, *, dialect: Dialect | None = None) -> str:

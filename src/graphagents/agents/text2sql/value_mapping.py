@@ -1,9 +1,11 @@
 """Natural words -> the codes a database stores (note 8), gated by the database itself.
 
-Three sources, in order of trust: the value as written (exact, then case-insensitive), the
+Four sources, in order of trust: the value as written (exact, then case-insensitive), the
 schema's own documentation of codes (``P=결제완료`` pairs in column comments, and lookup tables
-such as ``regions(region_code, region_name)`` that a FK column points to), and finally fuzzy
-matching (``difflib.SequenceMatcher`` ratio >= ``threshold``) against labels and stored values.
+such as ``regions(region_code, region_name)`` that a FK column points to), the same name in the
+other script (``offline.aliases``: "KakaoPay" finds 카카오페이 and "실버" finds 'Silver'), and
+finally fuzzy matching (``difflib.SequenceMatcher`` ratio >= ``threshold``) against labels and
+stored values.
 Whatever the source, :meth:`ValueMapper.validate` keeps only mappings whose value exists in the
 target column: a model (or a stale comment) can propose a code, only the data can confirm it.
 """
@@ -19,6 +21,7 @@ from difflib import SequenceMatcher
 from sqlglot import exp
 
 from .db import Database, QueryError
+from .offline.aliases import alias_score
 from .schema import SchemaGraph, TableNode
 from .schema.model import LOOKUP_TABLE_ROWS, is_textish
 
@@ -27,7 +30,8 @@ DISTINCT_LIMIT = 500  # distinct values fetched per column for fuzzy matching
 
 @dataclass(frozen=True)
 class ValueMapping:
-    """``source``: exact | exact_ci | comment | code_table | fuzzy_comment | fuzzy_code_table | fuzzy_value."""
+    """``source``: exact | exact_ci | comment | code_table | alias_comment | alias_code_table | alias_value |
+    fuzzy_comment | fuzzy_code_table | fuzzy_value."""
 
     natural: str
     table: str
@@ -88,6 +92,12 @@ class ValueMapper:
             if _norm(label) == wanted:
                 return hit(code, 0.99, source)
         best: ValueMapping | None = None
+        for code, label, source in [*labelled, *((v, v, "value") for v in self._values(t, c))]:
+            score = alias_score(natural, label)  # "KakaoPay" -> 카카오페이, "실버" -> 'Silver'
+            if score and (best is None or score > best.score):
+                best = hit(code, score, f"alias_{source}")
+        if best is not None:
+            return best
         for code, label, source in labelled:
             score = _ratio(natural, label)
             if score >= self.threshold and (best is None or score > best.score):

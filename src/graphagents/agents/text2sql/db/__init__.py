@@ -24,7 +24,16 @@ Exceptions::
      └── QueryTimeout  the statement ran past its timeout
 
 Layout: :mod:`.base` (errors, schema dataclasses, the abstract :class:`Database`, URL handling,
-:func:`open_database`), :mod:`.sqlite` and :mod:`.postgres` (one engine each).
+:func:`open_database`), :mod:`.sqlite` and :mod:`.postgres` (one engine each), :mod:`.roles` (the
+read-only login role that ``graphagents text2sql create-role`` sets up).
+
+This is not :mod:`graphagents.store`'s SQLite/PostgreSQL pair, on purpose: that one is the
+application's own read-write store (sessions, agent records: three methods, plain SQL with ``?``
+placeholders), while this one reads a *user's* database and only reads it: introspection, EXPLAIN,
+row caps, statement timeouts, a read-only transaction or file, an authorizer. Merging them would
+give the app store a read-only executor it must not use, or the query side a write path it must
+never have. What both need is shared instead of copied: ``POSTGRES_PREFIXES`` and
+``errors.redact_url``.
 """
 
 from __future__ import annotations

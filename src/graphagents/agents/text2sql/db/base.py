@@ -23,6 +23,7 @@ from urllib.parse import unquote, urlsplit
 from sqlglot import exp
 
 from ....errors import RunError, ServiceUnavailableError, redact_url
+from ....store import POSTGRES_PREFIXES
 from ..guard import Dialect
 
 ROW_COUNT_CAP = 100_000  # counting stops here: "at least this many" is all the planner hints need
@@ -240,7 +241,7 @@ def open_database(url: str, *, schemas: Sequence[str] | None = None) -> Database
     from .postgres import PostgresDatabase  # imported here: both engines subclass Database
     from .sqlite import SQLiteDatabase
 
-    if url.startswith(("postgresql://", "postgres://")):
+    if url.startswith(POSTGRES_PREFIXES):
         return PostgresDatabase(url, schemas=schemas)
     if url.startswith("sqlite:"):
         rest = urlsplit(url)

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from ..demo.postgres import connection_error
 from ..guard import Dialect
 from .base import (
     ROW_COUNT_CAP,
@@ -96,13 +97,16 @@ class PostgresDatabase(Database):
                 ).fetchone()
                 self.default_schema: str = row[0] if row and row[0] else "public"
                 self.superuser = bool(row and row[1])
+        except psycopg.OperationalError as err:  # down, missing database, refused login: each says what to do
+            raise DatabaseError(str(connection_error(url, err))) from None
         except psycopg.Error as err:
             raise DatabaseError(f"cannot connect to {self.url}: {_first_line(err)}") from None
         if self.superuser:
             _log.warning(
                 "text2sql connects to %s as a superuser: read-only transactions stop writes but not "
-                "server-file reads such as pg_read_file(); give it a role with only SELECT grants",
-                self.url,
+                "server-file reads such as pg_read_file(); create a role with only SELECT grants with "
+                "`graphagents text2sql create-role --db %s` and use the URL it prints",
+                self.url, self.url,
             )
         self._pool = ConnectionPool(
             url, min_size=1, max_size=max_connections, kwargs={**kwargs, "autocommit": False},

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from graphagents.errors import MissingExtraError, UsageError
+from graphagents.store import POSTGRES_PREFIXES
 
 from ..demo.postgres import connect, psycopg_module
 from ._sqltext import ends_statement
@@ -83,7 +84,7 @@ def iter_dump(text: str) -> Iterator[tuple[str, str | None]]:
 
 def database_url(admin_url: str, db_name: str) -> str:
     """``admin_url`` pointed at another database (URL or key=value form)."""
-    if admin_url.startswith(("postgresql://", "postgres://")):
+    if admin_url.startswith(POSTGRES_PREFIXES):
         parts = urlsplit(admin_url)
         return urlunsplit(parts._replace(path="/" + quote(db_name)))
     from psycopg.conninfo import make_conninfo

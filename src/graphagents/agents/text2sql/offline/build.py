@@ -37,6 +37,7 @@ class QueryPlan:
     distinct: bool = False
     # explicit (table, column, to_table, to_column) joins, used instead of the graph's shortest path
     fk_joins: list[tuple[str, str, str, str]] = field(default_factory=list)
+    avoid: list[str] = field(default_factory=list)  # bridge tables the join path must not go through
 
     def need(self, table: str) -> None:
         if table != self.fact and table not in self.tables:
@@ -102,7 +103,7 @@ def render(plan: QueryPlan, catalog: Catalog, dialect: str) -> str:
         select = select.join(to, on=exp.EQ(this=col(frm, frm_col), expression=col(to, to_col)))
         joined.add(to)
     if plan.tables and not plan.fk_joins:
-        for edge in catalog.graph.join_path([plan.fact, *plan.tables]):
+        for edge in catalog.graph.join_path([plan.fact, *plan.tables], avoid=plan.avoid):
             new = edge.to_table if edge.from_table in joined else edge.from_table
             if new in joined:
                 continue

@@ -30,7 +30,7 @@ GLOSSARY: tuple[frozenset[str], ...] = tuple(frozenset(s.split("|")) for s in (
     "order|주문|placed|ordered|bought|purchased|구매|구입", "payment|결제|지불",
     "review|리뷰|후기|wrote|written|write|writes|reviewed", "store|매장|점포|지점|shop|branch",
     "employee|직원|사원|staff|worker|점원", "category|카테고리|분류|종류", "method|수단|방법|방식",
-    "position|직급|직책|role|job", "revenue|sales|매출|매출액|판매액|turnover",
+    "position|직급|직책|role|job", "revenue|sales|매출|매출액|판매액|turnover|spend|spending|spent|구매액",
     "join|joined|가입|signup|signed up|register|registered|가입자", "open|opened|개점|개업|문을 열|오픈|opening",
     "birth|생년월일|생일|born|출생", "book|책|도서", "author|저자|작가|writer", "loan|대출|borrow|borrowed|빌린",
     "member|회원|patron", "page|pages|페이지|쪽", "cancel|cancelled|canceled|취소", "deliver|delivered|배송완료",
@@ -39,6 +39,13 @@ GLOSSARY: tuple[frozenset[str], ...] = tuple(frozenset(s.split("|")) for s in (
     "city|도시", "country|국가|나라", "type|유형|타입", "content|내용|text|본문", "id|아이디|번호|number|no",
     "year|연도|년도", "published|출판|출간|발행", "genre|장르", "due|반납 예정", "return|returned|반납",
     "location|위치|소재", "age|나이", "email|이메일", "phone|전화", "address|주소",
+    # common stored values of Korean commerce data, so English questions reach Korean labels
+    "bank transfer|wire transfer|account transfer|계좌이체", "mobile payment|phone payment|휴대폰결제",
+    "payment completed|payment complete|결제완료", "general|regular|normal|basic|일반",
+    "store manager|branch manager|점장", "electronics|appliances|home appliances|가전",
+    "food|groceries|grocery|식품", "clothing|clothes|apparel|fashion|의류", "cosmetics|beauty|화장품",
+    "household goods|household|living|생활용품", "furniture|가구", "toys|toy|완구|장난감",
+    "pets|pet supplies|반려동물",
 ))  # fmt: skip
 _SYN: dict[str, frozenset[str]] = {}
 for _set in GLOSSARY:

@@ -8,9 +8,10 @@ anchor so a user sees which year "작년" meant.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+
+from . import date_patterns as P
 
 __all__ = ["DateExpr", "find_dates"]
 
@@ -123,56 +124,6 @@ def _add_months(d: date, months: int) -> date:
     return date(index // 12, index % 12 + 1, 1)
 
 
-_ISO = r"(\d{4})[-./](\d{1,2})[-./](\d{1,2})"
-_RANGE_ISO = re.compile(
-    rf"(?:between\s+)?{_ISO}\s*(?:부터|에서|~|-|–|and|to|through)\s*{_ISO}\s*(?:까지|사이)?", re.I
-)
-_SINGLE_ISO = re.compile(rf"{_ISO}\s*(이후|부터|이전|전|까지|이내)?")
-_KO_YMD = re.compile(r"(\d{4})\s*년\s*(\d{1,2})\s*월(?:\s*(\d{1,2})\s*일)?")
-_KO_YEAR = re.compile(r"(\d{4})\s*년(?:도)?(?!\s*\d{1,2}\s*월)")
-_KO_MONTH_ONLY = re.compile(r"(?<![\d년])(\d{1,2})\s*월(?!\s*별)")
-_KO_QUARTER = re.compile(r"([1-4])\s*분기|Q([1-4])", re.I)
-_KO_HALF = re.compile(r"(상반기|하반기|first half|second half|H([12]))", re.I)
-_KO_REL_YEAR = {"재작년": -2, "작년": -1, "지난해": -1, "전년": -1, "올해": 0, "금년": 0, "이번 해": 0,
-                "this year": 0, "last year": -1, "previous year": -1}
-_KO_REL_MONTH = {"지난달": -1, "지난 달": -1, "전월": -1, "이번 달": 0, "이번달": 0, "this month": 0,
-                 "last month": -1, "previous month": -1}
-_LAST_N = re.compile(
-    r"(?:최근|지난|직전|last|past|previous)\s*(\d+)\s*(개월|달|일|주|년|months?|days?|weeks?|years?)", re.I
-)
-_OPEN_KO = {"이후": "since", "부터": "since", "이전": "before", "전": "before", "까지": "until"}
-_EN_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"], 1)}
-_EN_MONTH_RE = re.compile(r"\b(" + "|".join(_EN_MONTHS) + r"|[a-z]{3})\b\.?\s*(\d{4})?", re.I)
-_EN_YEAR = re.compile(r"\b(in|during|since|after|before|until|from)?\s*((?:19|20)\d{2})\b", re.I)
-
-
-_BIRTH_KO = re.compile(
-    r"(\d{4}|\d{2})\s*년대\s*생|(\d{4}|\d{2})\s*년?\s*(?:~|-|–|부터)\s*(\d{4}|\d{2})\s*년\s*생|(\d{4}|\d{2})\s*년\s*생")
-_BIRTH_EN = re.compile(
-    r"\bborn\s+(?:in\s+)?(?:the\s+)?(?:(\d{4})s|(?:between\s+|from\s+)?(\d{4})\s*(?:-|–|and|to|through)\s*(\d{4})"
-    r"|(\d{4}))\b", re.I)
-_YEAR_RANGE = re.compile(
-    r"(?:between\s+|from\s+)?((?:19|20)\d{2})\s*(?:년\s*)?(?:~|–|-|부터|에서|and|to|through)\s*((?:19|20)\d{2})\s*"
-    r"(?:년\s*)?(?:까지|사이)?", re.I)
-_KO_MONTH_RANGE = re.compile(
-    r"(?:(\d{4})\s*년\s*)?(\d{1,2})\s*월\s*(?:부터|~|-|–|에서)\s*(?:(\d{4})\s*년\s*)?(\d{1,2})\s*월\s*(?:까지|사이)?")
-_EN_MONTH_RANGE = re.compile(
-    r"\b(?:from|between)\s+(" + "|".join(_EN_MONTHS) + r")\s*(\d{4})?\s*(?:-|–|and|to|through|until)\s*("
-    + "|".join(_EN_MONTHS) + r")\s*,?\s*(\d{4})?", re.I)
-_WEEK_KO = re.compile(r"(첫|첫째|둘째|셋째|넷째|마지막)\s*(?:째\s*)?주(?![가-힣])")
-_WEEK_EN = re.compile(r"\b(first|second|third|fourth|last|final)\s+week(?:\s+of)?\b", re.I)
-_WEEK_N = {"첫": 1, "첫째": 1, "둘째": 2, "셋째": 3, "넷째": 4, "마지막": -1, "first": 1, "second": 2, "third": 3,
-           "fourth": 4, "last": -1, "final": -1}
-_EN_ISO_SIDE = re.compile(rf"\b(on or after|on or before|after|since|from|before|until|through|by)\s+{_ISO}", re.I)
-_EN_QUARTER = re.compile(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b", re.I)
-_QUARTER_N = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
-_HOUR = re.compile(
-    r"(?:(오전|오후)\s*(\d{1,2})\s*시|(\d{1,2})\s*시)\s*(이후|부터|이전|전|까지)?"
-    r"|\b(after|before|since|until|from)?\s*(\d{1,2})\s*(?::00)?\s*(am|pm|o'clock)\b", re.I)
-
-
 def _year(text: str) -> int:
     """'90' -> 1990, '05' -> 2005: two-digit birth years as Koreans write them ('90년생')."""
     y = int(text)
@@ -181,7 +132,7 @@ def _year(text: str) -> int:
 
 def _birth(text: str) -> DateExpr | None:
     """'1990년대생', '1955~1956년생', '90년생', 'born in the 1990s': a range on a birth-date column."""
-    m = _BIRTH_KO.search(text) or _BIRTH_EN.search(text)
+    m = P.BIRTH_KO.search(text) or P.BIRTH_EN.search(text)
     if m is None:
         return None
     decade, first, last, single = m[1], m[2], m[3], m[4]
@@ -199,7 +150,7 @@ def _birth(text: str) -> DateExpr | None:
 
 def _hour(text: str) -> tuple[tuple[str, int], tuple[int, int]] | None:
     """'오후 3시 이후', 'after 3pm': an hour of the day, which only a timestamp column can answer."""
-    m = _HOUR.search(text)
+    m = P.HOUR.search(text)
     if m is None:
         return None
     if m[6]:
@@ -224,168 +175,217 @@ def _unit(word: str) -> str:
     return "year"
 
 
-_KO_DAY_RANGE = re.compile(
-    r"(?:(\d{4})\s*년\s*)?(\d{1,2})\s*월\s*(\d{1,2})\s*일\s*(?:부터|~|-|에서)\s*(?:(\d{1,2})\s*월\s*)?(\d{1,2})\s*일"
-    r"\s*(?:까지)?")
-_EN_DAY_RANGE = re.compile(
-    r"\b(" + "|".join(_EN_MONTHS) + r")\s+(\d{1,2})\s*(?:-|–|to|through)\s*(?:(" + "|".join(_EN_MONTHS)
-    + r")\s+)?(\d{1,2})\b(?:,?\s*(\d{4}))?", re.I)
-_ANY_YEAR = re.compile(r"((?:19|20)\d{2})")
-
-
 def _day_range(text: str) -> DateExpr | None:
     """'1월 1일부터 7일까지', 'January 1-7' (year from elsewhere in the question): an inclusive day span."""
-    if m := _KO_DAY_RANGE.search(text):
+    if m := P.KO_DAY_RANGE.search(text):
         year_text, m1, d1, m2, d2 = m[1], int(m[2]), int(m[3]), m[4], int(m[5])
-    elif m := _EN_DAY_RANGE.search(text):
-        m1, d1, d2 = _EN_MONTHS[m[1].lower()], int(m[2]), int(m[4])
-        m2 = str(_EN_MONTHS[m[3].lower()]) if m[3] else None
+    elif m := P.EN_DAY_RANGE.search(text):
+        m1, d1, d2 = P.EN_MONTHS[m[1].lower()], int(m[2]), int(m[4])
+        m2 = str(P.EN_MONTHS[m[3].lower()]) if m[3] else None
         year_text = m[5]
     else:
         return None
-    year_hit = year_text or (_ANY_YEAR.search(text) or [None, None])[1]
+    year_hit = year_text or (P.ANY_YEAR.search(text) or [None, None])[1]
     if year_hit is None:
         return None
     year = int(year_hit)
     d = DateExpr(start=date(year, m1, d1), end=date(year, int(m2) if m2 else m1, d2) + timedelta(days=1))
     d.spans.append(m.span())
-    for y in _ANY_YEAR.finditer(text):  # the year said elsewhere is part of the same expression
+    for y in P.ANY_YEAR.finditer(text):  # the year said elsewhere is part of the same expression
         d.spans.append(y.span())
     return d
 
 
 def find_dates(text: str) -> DateExpr | None:
-    """Find at most one date expression; the spans let the parser mask these words out."""
-    d = _birth(text) or _day_range(text)
-    if d is not None:
-        return d
+    """Find at most one date expression; the spans let the parser mask these words out.
+
+    Whole expressions first (a birth range, a day span); then an hour of the day; then the
+    one-shot forms (ISO bounds, year and month ranges, ISO days, "최근 3개월"), any of which ends the
+    search; last the calendar words that combine ("2024년" + "3분기", "작년" + "상반기", a week).
+    """
+    whole = _birth(text) or _day_range(text)
+    if whole is not None:
+        return whole
     d = DateExpr()
-    found = False
+    text = _take_hour(d, text)
+    if _iso_side(d, text) or _year_range(d, text) or _month_range(d, text):
+        return d
+    text = _take_week(d, text)
+    if _iso_range(d, text) or _iso_day(d, text) or _last_n(d, text):
+        return d
+    _year_or_relative(d, text)
+    _month(d, text)
+    _quarter_or_half(d, text)
+    if d.week is not None and d.month is None and d.year is None and d.year_rel is None:
+        d.year_rel = 0  # "첫째 주" alone: of this year
+    return d if d.spans else None
+
+
+def _blank(text: str, span: tuple[int, int]) -> str:
+    return text[: span[0]] + " " * (span[1] - span[0]) + text[span[1]:]
+
+
+def _take_hour(d: DateExpr, text: str) -> str:
     if hit := _hour(text):
         d.hour, span = hit
         d.spans.append(span)
-        text = text[: span[0]] + " " * (span[1] - span[0]) + text[span[1]:]
-        found = True
-    if m := _EN_ISO_SIDE.search(text):
-        day = date(int(m[2]), int(m[3]), int(m[4]))
-        side = m[1].lower()
-        if side in ("after",):
-            d.start = day + timedelta(days=1)
-        elif side in ("since", "from", "on or after"):
-            d.start = day
-        elif side == "before":
-            d.end = day
-        else:
-            d.end = day + timedelta(days=1)
-        d.spans.append(m.span())
-        return d
-    if m := _YEAR_RANGE.search(text):
-        d.start, d.end = date(int(m[1]), 1, 1), date(int(m[2]) + 1, 1, 1)
-        d.spans.append(m.span())
-        return d
-    if (m := _KO_MONTH_RANGE.search(text)) or (m := _EN_MONTH_RANGE.search(text)):
-        months = [int(m[2]), int(m[4])] if m.re is _KO_MONTH_RANGE else [
-            _EN_MONTHS[m[1].lower()], _EN_MONTHS[m[3].lower()]]
-        years = (m[1], m[3]) if m.re is _KO_MONTH_RANGE else (m[2], m[4])
-        d.month, d.month_to = months
-        d.spans.append(m.span())
-        year_text = years[0] or years[1] or (_ANY_YEAR.search(text) or [None, None])[1]
-        if year_text:
-            d.year = int(year_text)
-            for y in _ANY_YEAR.finditer(text):
-                d.spans.append(y.span())
-        else:
-            d.year_rel = 0
-        return d
-    if (w := _WEEK_KO.search(text)) or (w := _WEEK_EN.search(text)):
-        d.week = _WEEK_N[w[1].lower()]
+        return _blank(text, span)
+    return text
+
+
+def _take_week(d: DateExpr, text: str) -> str:
+    """'첫째 주', 'the last week of': which week; the month or year comes from the other words."""
+    if (w := P.WEEK_KO.search(text)) or (w := P.WEEK_EN.search(text)):
+        d.week = P.WEEK_N[w[1].lower()]
         d.spans.append(w.span())
-        text = text[: w.start()] + " " * (w.end() - w.start()) + text[w.end():]
-    if m := _RANGE_ISO.search(text):
-        d.start = date(int(m[1]), int(m[2]), int(m[3]))
-        d.end = date(int(m[4]), int(m[5]), int(m[6])) + timedelta(days=1)
-        d.spans.append(m.span())
-        return d
-    if m := _SINGLE_ISO.search(text):
-        day = date(int(m[1]), int(m[2]), int(m[3]))
-        side = _OPEN_KO.get(m[4] or "")
-        if side in ("since",):
-            d.start = day
-        elif side == "before":
-            d.end = day
-        elif side == "until":
-            d.end = day + timedelta(days=1)
-        else:
-            d.start, d.end = day, day + timedelta(days=1)
-        d.spans.append(m.span())
-        return d
-    if m := _LAST_N.search(text):
-        d.last_n = (int(m[1]), _unit(m[2]))
-        d.spans.append(m.span())
-        return d
-    low = text.lower()
-    if m := _KO_YMD.search(text):
+        return _blank(text, w.span())
+    return text
+
+
+def _iso_side(d: DateExpr, text: str) -> bool:
+    """'after 2024-06-30', 'on or before 2024-01-05': one open side."""
+    if not (m := P.EN_ISO_SIDE.search(text)):
+        return False
+    day = date(int(m[2]), int(m[3]), int(m[4]))
+    side = m[1].lower()
+    if side == "after":
+        d.start = day + timedelta(days=1)
+    elif side in ("since", "from", "on or after"):
+        d.start = day
+    elif side == "before":
+        d.end = day
+    else:
+        d.end = day + timedelta(days=1)
+    d.spans.append(m.span())
+    return True
+
+
+def _year_range(d: DateExpr, text: str) -> bool:
+    """'2022~2023년', 'between 2021 and 2023': whole years, both inclusive."""
+    if not (m := P.YEAR_RANGE.search(text)):
+        return False
+    d.start, d.end = date(int(m[1]), 1, 1), date(int(m[2]) + 1, 1, 1)
+    d.spans.append(m.span())
+    return True
+
+
+def _month_range(d: DateExpr, text: str) -> bool:
+    """'2023년 10월부터 12월까지', 'from March to May 2023'; without a year, this year."""
+    if (m := P.KO_MONTH_RANGE.search(text)) is not None:
+        months, years = [int(m[2]), int(m[4])], (m[1], m[3])
+    elif (m := P.EN_MONTH_RANGE.search(text)) is not None:
+        months, years = [P.EN_MONTHS[m[1].lower()], P.EN_MONTHS[m[3].lower()]], (m[2], m[4])
+    else:
+        return False
+    d.month, d.month_to = months
+    d.spans.append(m.span())
+    year_text = years[0] or years[1] or (P.ANY_YEAR.search(text) or [None, None])[1]
+    if year_text:
+        d.year = int(year_text)
+        d.spans += [y.span() for y in P.ANY_YEAR.finditer(text)]
+    else:
+        d.year_rel = 0
+    return True
+
+
+def _iso_range(d: DateExpr, text: str) -> bool:
+    """'2024-01-05부터 2024-01-09까지', 'between 2024-01-05 and 2024-01-09': both days inclusive."""
+    if not (m := P.RANGE_ISO.search(text)):
+        return False
+    d.start = date(int(m[1]), int(m[2]), int(m[3]))
+    d.end = date(int(m[4]), int(m[5]), int(m[6])) + timedelta(days=1)
+    d.spans.append(m.span())
+    return True
+
+
+def _iso_day(d: DateExpr, text: str) -> bool:
+    """'2024-03-01', '2024-03-01 이후', '2024-03-01까지': one day or one open side of it."""
+    if not (m := P.SINGLE_ISO.search(text)):
+        return False
+    day = date(int(m[1]), int(m[2]), int(m[3]))
+    side = P.OPEN_KO.get(m[4] or "")
+    if side == "since":
+        d.start = day
+    elif side == "before":
+        d.end = day
+    elif side == "until":
+        d.end = day + timedelta(days=1)
+    else:
+        d.start, d.end = day, day + timedelta(days=1)
+    d.spans.append(m.span())
+    return True
+
+
+def _last_n(d: DateExpr, text: str) -> bool:
+    """'최근 3개월', 'past 2 weeks': relative to the data's latest date."""
+    if not (m := P.LAST_N.search(text)):
+        return False
+    d.last_n = (int(m[1]), _unit(m[2]))
+    d.spans.append(m.span())
+    return True
+
+
+def _year_or_relative(d: DateExpr, text: str) -> None:
+    """'2024년 3월 5일', '2024년(부터)', else '작년' / '지난달', else an English year ('since 2023')."""
+    if m := P.KO_YMD.search(text):
         d.year, d.month = int(m[1]), int(m[2])
         d.day = int(m[3]) if m[3] else None
         d.spans.append(m.span())
-        found = True
-    elif m := _KO_YEAR.search(text):
+        return
+    if m := P.KO_YEAR.search(text):
         d.year = int(m[1])
         d.spans.append(m.span())
-        found = True
         tail = text[m.end():m.end() + 4].strip()
-        for word, side in _OPEN_KO.items():
-            if tail.startswith(word) and not _KO_QUARTER.search(text) and not _KO_HALF.search(text):
+        for word, side in P.OPEN_KO.items():
+            if tail.startswith(word) and not P.KO_QUARTER.search(text) and not P.KO_HALF.search(text):
                 d.open_side = side
                 d.spans.append((m.end(), m.end() + text[m.end():].find(word) + len(word)))
                 break
-    else:
-        for word, rel in _KO_REL_YEAR.items():
+        return
+    low = text.lower()
+    relative = False
+    for words, attr in ((P.KO_REL_YEAR, "year_rel"), (P.KO_REL_MONTH, "month_rel")):
+        for word, rel in words.items():
             if (i := low.find(word)) >= 0:
-                d.year_rel = rel
+                setattr(d, attr, rel)
                 d.spans.append((i, i + len(word)))
-                found = True
+                relative = True
                 break
-        for word, rel in _KO_REL_MONTH.items():
-            if (i := low.find(word)) >= 0:
-                d.month_rel = rel
-                d.spans.append((i, i + len(word)))
-                found = True
-                break
-        if not found and (m := _EN_YEAR.search(text)):
+    if not relative and d.hour is None and (m := P.EN_YEAR.search(text)):
+        d.year = int(m[2])
+        d.open_side = {"since": "since", "from": "since", "after": "after", "before": "before",
+                       "until": "until"}.get((m[1] or "").lower())
+        d.spans.append(m.span())
+
+
+def _month(d: DateExpr, text: str) -> None:
+    """'3월', 'March 2024', 'Mar.' (but not the verb 'may')."""
+    if d.month is not None or d.month_rel is not None:
+        return
+    if m := P.KO_MONTH_ONLY.search(text):
+        d.month = int(m[1])
+        d.spans.append(m.span())
+        return
+    for m in P.EN_MONTH_RE.finditer(text):
+        name = m[1].lower()
+        month = P.EN_MONTHS.get(name) or next(
+            (i for full, i in P.EN_MONTHS.items() if len(name) == 3 and full.startswith(name)), None)
+        if month is None or name == "may" and not m[2]:
+            continue
+        d.month = month
+        if m[2]:
             d.year = int(m[2])
-            side = (m[1] or "").lower()
-            d.open_side = {"since": "since", "from": "since", "after": "after", "before": "before",
-                           "until": "until"}.get(side)
-            d.spans.append(m.span())
-            found = True
-    if d.month is None and d.month_rel is None:
-        if m := _KO_MONTH_ONLY.search(text):
-            d.month = int(m[1])
-            d.spans.append(m.span())
-            found = True
-        else:
-            for m in _EN_MONTH_RE.finditer(text):
-                name = m[1].lower()
-                month = _EN_MONTHS.get(name) or next(
-                    (i for full, i in _EN_MONTHS.items() if len(name) == 3 and full.startswith(name)), None)
-                if month is None or name in ("may",) and not m[2]:
-                    continue
-                d.month = month
-                if m[2]:
-                    d.year = int(m[2])
-                d.spans.append(m.span())
-                found = True
-                break
-    if d.month is None and (m := _KO_QUARTER.search(text) or _EN_QUARTER.search(text)):
-        d.quarter = int(m[1] or m[2]) if m.re is _KO_QUARTER else _QUARTER_N[m[1].lower()]
         d.spans.append(m.span())
-        found = True
-    if d.month is None and d.quarter is None and (m := _KO_HALF.search(text)):
-        word = m[1].lower()
-        d.half = 1 if word in ("상반기", "first half", "h1") else 2
+        return
+
+
+def _quarter_or_half(d: DateExpr, text: str) -> None:
+    """'3분기', 'Q3', 'third quarter'; else '상반기', 'second half'."""
+    if d.month is not None:
+        return
+    if m := P.KO_QUARTER.search(text) or P.EN_QUARTER.search(text):
+        d.quarter = int(m[1] or m[2]) if m.re is P.KO_QUARTER else P.QUARTER_N[m[1].lower()]
         d.spans.append(m.span())
-        found = True
-    if d.week is not None and d.month is None and d.year is None and d.year_rel is None:
-        d.year_rel = 0
-    return d if found or d.week is not None else None
+    elif m := P.KO_HALF.search(text):
+        d.half = 1 if m[1].lower() in ("상반기", "first half", "h1") else 2
+        d.spans.append(m.span())

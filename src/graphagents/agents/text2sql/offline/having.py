@@ -46,9 +46,9 @@ def find_having(p: Planner, measures: list[Measure]) -> list[HavingCondition]:
         out.append(HavingCondition(cmp, m))
     extra = [m for m in measures if all(m is not h.measure for h in out)]
     if out and extra:
-        raise CannotAnswer("그룹 조건(HAVING)과 그 그룹들에 대한 집계가 함께 있는 중첩 질문은 아직 풀지 "
-                           "못합니다 (a condition on groups plus an aggregate over those groups needs a nested "
-                           "query).")
+        raise CannotAnswer("그룹 조건(HAVING)과 그 그룹들에 대한 집계가 함께 있는 중첩 질문은 아직 풀지 못합니다.",
+                           "a condition on groups plus an aggregate over those groups needs a nested query, "
+                           "which I do not compose yet.")
     return out
 
 

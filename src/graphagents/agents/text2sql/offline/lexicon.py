@@ -60,7 +60,7 @@ def singular(word: str) -> str:
     w = word.lower()
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
-    if len(w) > 4 and w.endswith(("ses", "xes", "ches", "shes")):
+    if len(w) > 4 and w.endswith(("sses", "xes", "zes", "ches", "shes")):
         return w[:-2]
     if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return w[:-1]
@@ -180,7 +180,7 @@ STOP_KO = _words(
     순서 정렬 내림차순 오름차순 상위 하위 가장 제일 많이 적게 이상 이하 초과 미만 개 명 건
     곳 종 가지 번 위 원 점 수 등 및 또는 그리고 좀 혹시 현재 기록 내역 구분 조회 출력
     표시 확인 계산 집계 구하 찾 알 보이 나열 뽑 비교 분석 통계 결과 명단 제외 빼고 누적
-    언제 들 님 분
+    언제 들 님 분 야 적 고
     """
 )
 STOP_EN = _words(
@@ -191,6 +191,9 @@ STOP_EN = _words(
     highest lowest than more less over under above below between during within since until please their
     its his her them it as any some maximum minimum max min mean avg biggest largest smallest fewest
     equal exactly value values record records data rank ranked sorted sort descending ascending i we you
-    our my can could would should
+    our my can could would should will may might must when where why
+    across through into onto via ever being up down out also just currently now together whether
+    live lives living lived work works worked working came come comes coming made make makes
+    not no never without none except excluding only both either neither nor same
     """
 )

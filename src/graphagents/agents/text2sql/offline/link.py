@@ -14,7 +14,7 @@ from .catalog import Catalog, ColumnWords, Formula, norm, word_forms
 from .parse import Term
 from .values import ValueHit, ValueIndex
 
-__all__ = ["ColumnRef", "MetricRef", "Piece", "TableRef", "Unknown", "ValueRef", "link_terms"]
+__all__ = ["NEGATION_WINDOW", "ColumnRef", "MetricRef", "Piece", "TableRef", "Unknown", "ValueRef", "link_terms"]
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,10 @@ class Unknown:
 
 Piece = TableRef | ColumnRef | ValueRef | MetricRef | Unknown
 
-_NEGATION = ("제외", "빼고", "말고", "아닌", "않은", "excluding", "except", "not ", "non-", "without")
+# A value with one of these right after it (Korean) or right before it (English) is excluded: "<>".
+_NEGATION_AFTER = ("제외", "빼고", "말고", "아닌", "않은", "않는", "않았", "안 된", "안된", "안 한", "외에", "외 ")
+_NEGATION_BEFORE = ("excluding", "except", "not ", "non-", "without", "other than", "besides")
+NEGATION_WINDOW = 12  # characters around the value in which the negation word is looked for
 
 
 @dataclass
@@ -157,8 +160,9 @@ def _negate(piece: Piece, text: str) -> Piece:
     if not isinstance(piece, ValueRef):
         return piece
     pos = text.find(piece.text)
-    after = text[pos + len(piece.text): pos + len(piece.text) + 12] if pos >= 0 else ""
-    before = text[max(0, pos - 12): pos] if pos >= 0 else ""
-    if any(n in after for n in _NEGATION[:5]) or any(n in before.lower() for n in _NEGATION[5:]):
+    end = pos + len(piece.text)
+    after = text[end: end + NEGATION_WINDOW] if pos >= 0 else ""
+    before = text[max(0, pos - NEGATION_WINDOW): pos] if pos >= 0 else ""
+    if any(n in after for n in _NEGATION_AFTER) or any(n in before.lower() for n in _NEGATION_BEFORE):
         return replace(piece, negated=True)
     return piece

@@ -74,6 +74,8 @@ class Frame:
     versus: bool = False  # "online versus offline": compare the values side by side
     unparsed_superlative: bool = False  # "가장" left over: a ranking we do not understand
     more_superlatives: list[tuple[bool, int]] = field(default_factory=list)  # "제일 비싼 거랑 제일 싼 거"
+    leftover: str = ""  # the text with every understood cue blanked: what no construct accounted for
+    alphabetical: bool = False  # "alphabetically", "in alphabetical order": sort by the rows' name
 
 
 _QUOTED = re.compile(r"['\"“‘「『]([^'\"”’」』]+)['\"”’」』]")
@@ -88,13 +90,19 @@ _EN_CMP_RE = re.compile(
     r"(\$?\d[\d,]*(?:\.\d+)?)\s*(k|thousand|million|billion)?\b\s*(won|krw|원|times|reviews?|orders?)?",
     re.I,
 )
-_EN_CMP_AFTER = re.compile(r"(\$?\d[\d,]*(?:\.\d+)?)\s*(or more|or less|or fewer|and above|and up)\b", re.I)
+_EN_CMP_AFTER = re.compile(
+    r"(\$?\d[\d,]*(?:\.\d+)?)\s*(?:([a-z]+|원)\s+)?"
+    r"(or more|or less|or fewer|or above|or below|and above|and up|and below)\b", re.I)
 _DISTINCT = ("서로 다른", "중복 없이", "중복없이", "고유한", "distinct", "unique", "different")
 _KO_CHUNK_TAGS = {"NNG", "NNP", "NNB", "SL", "SH", "XPN"}
 _NUMBER = re.compile(
     r"(?:\b(?:ID|Id|id|number|no\.?|#)\s*|번호\s*)?(?<![\w.])(\d+(?:\.\d+)?)(?:\s*번째|\s*번)?(?![\d,.]?\d)"
 )
-_EN_ORDER_BY = re.compile(r"\b(?:sorted|ordered|ranked)\s+by\s+([a-z_ ]+?)(\s+(asc|desc)\w*)?\b", re.I)
+_EN_ORDER_BY = re.compile(r"\b(?:sorted|ordered|ranked)\s+by\s+(?:the\s+)?([a-z_ ]+?)(\s+(asc|desc)\w*)?\b", re.I)
+_EN_DIRECTION = re.compile(
+    r"\b(?:in\s+)?(descending|ascending|reverse|alphabetical)\s+order\b|\b(alphabetically)\b"
+    r"|\bfrom\s+(?:the\s+)?(largest|highest|most|longest|biggest|newest|latest|greatest|smallest|lowest|least"
+    r"|shortest|oldest|earliest|fewest)\s+to\s+(?:the\s+)?\w+", re.I)
 _KO_ORDER_BY = re.compile(
     r"([가-힣A-Za-z_]+)\s?(?:이|가)?\s?(높은|낮은|많은|적은|큰|작은|비싼|싼|최신)?\s?순(?:으로|서대로)?(?![가-힣])"
 )
@@ -154,6 +162,7 @@ def parse_question(question: str) -> Frame:
         frame.numbers.append((lx.as_number(float(hit[1])), hit.start(1)))
         m.mask(*hit.span())
     frame.terms = sorted(quoted + _terms(frame, m.text), key=lambda t: t.start)
+    frame.leftover = m.text
     leftover = m.text.lower()
     frame.unparsed_superlative = any(re.search(rf"(?<![가-힣a-z]){w}(?![a-z])", leftover)
                                      for w in lx.UNPARSED_SUPERLATIVE)
@@ -220,10 +229,19 @@ def _top_and_order(frame: Frame, m: _Masker) -> None:
                 frame.desc = desc if frame.desc is None else frame.desc
                 before = m.text[:pos].split()
                 frame.order_word = before[-1] if before else None
-    if frame.lang == "en" and (hit := _EN_ORDER_BY.search(m.text)):
-        frame.order_word = hit[1].strip()
-        frame.desc = bool(hit[3] and hit[3].lower().startswith("desc")) or frame.desc
+    if frame.lang == "en" and (hit := _EN_DIRECTION.search(m.text)):
+        word = (hit[1] or hit[2] or hit[3]).lower()
+        frame.desc = word in ("descending", "reverse", "largest", "highest", "most", "longest", "biggest",
+                              "newest", "latest", "greatest")
+        frame.alphabetical = word.startswith("alphabetical")
         m.mask(hit.start(), hit.end())
+    if frame.lang == "en" and (hit := _EN_ORDER_BY.search(m.text)):
+        if hit[1].split()[0].lower() in ("number", "count", "amount", "total"):
+            m.mask(hit.start(), hit.start(1))  # "ordered by the number of X": the count words stay to be read
+        else:
+            frame.order_word = hit[1].strip()
+            m.mask(hit.start(), hit.end())
+        frame.desc = bool(hit[3] and hit[3].lower().startswith("desc")) or frame.desc
     elif frame.lang == "ko" and (hit := _KO_ORDER_BY.search(m.text)) and hit[1] not in ("내림차", "오름차"):
         frame.order_word = hit[1]
         if hit[2]:
@@ -252,9 +270,16 @@ def _comparisons(frame: Frame, m: _Masker) -> None:
         frame.comparisons.append(Comparison(op, lx.as_number(value), hit.start(), end, unit))  # type: ignore[arg-type]
         m.mask(hit.start(), end)
     for hit in list(_EN_CMP_AFTER.finditer(m.text)):
-        op = ">=" if hit[2].lower() in ("or more", "and above", "and up") else "<="
+        op = ">=" if hit[3].lower() in ("or more", "or above", "and above", "and up") else "<="
         value = float(hit[1].lstrip("$").replace(",", ""))
-        frame.comparisons.append(Comparison(op, lx.as_number(value), hit.start(), hit.end()))  # type: ignore[arg-type]
+        word = (hit[2] or "").lower()
+        unit = _EN_UNIT.get(word, "")
+        if word and not unit:  # "30 orders or more": the noun stays a term, next to the number it counts
+            frame.comparisons.append(Comparison(op, lx.as_number(value), hit.start(), hit.end(1)))  # type: ignore[arg-type]
+            m.mask(hit.start(), hit.end(1))
+            m.mask(hit.start(3), hit.end(3))
+            continue
+        frame.comparisons.append(Comparison(op, lx.as_number(value), hit.start(), hit.end(), unit))  # type: ignore[arg-type]
         m.mask(hit.start(), hit.end())
 
 
@@ -269,7 +294,12 @@ def _groups(frame: Frame, m: _Masker) -> None:
         before = m.text[: hit.start()].rstrip().lower()
         if before.endswith(("sorted", "ordered", "ranked", "sort", "order")):
             continue
+        if hit[0].lower().startswith("by") and _is_participle(before.split()[-1] if before.split() else ""):
+            continue  # "cited by publications", "paid by card": a passive agent, not a grouping
         words = hit[1].split()
+        if words[0].lower() in ("number", "count") and words[1:2] == ["of"]:
+            m.mask(hit.start(), hit.start(1))  # "by number of orders": a count to rank by, read as an aggregate
+            continue
         # "by category and year" -> only the first word; "by store name" keeps both.
         if len(words) > 1 and lx.singular(words[1]) in lx.STOP_EN:
             words = words[:1]
@@ -282,7 +312,21 @@ def _groups(frame: Frame, m: _Masker) -> None:
             _cut(m, word, whole=True)
 
 
+_IRREGULAR_PARTICIPLES = frozenset({
+    "written", "made", "paid", "sold", "held", "taught", "taken", "given", "done", "run", "seen", "bought",
+    "sent", "won", "led", "kept", "found", "built", "drawn", "driven", "flown", "grown", "known", "shown",
+    "thrown", "worn", "borne", "chosen",
+})
+
+
+def _is_participle(word: str) -> bool:
+    return (len(word) > 3 and word.endswith("ed")) or word in _IRREGULAR_PARTICIPLES
+
+
 def _aggregates(frame: Frame, m: _Masker) -> None:
+    if frame.lang == "en" and (hit := re.search(r"\b(?:in total|altogether|overall)\b", m.text, re.I)):
+        frame.total = True  # "how many ... in total": the whole table, not a sum of some column
+        m.mask(*hit.span())
     cues = lx.KO_AGG if frame.lang == "ko" else lx.EN_AGG
     for word, func in cues:
         while (pos := _cut(m, word, whole=frame.lang == "en")) is not None:

@@ -12,31 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .aliases import alias_score
 from .catalog import Catalog, norm, word_forms
 
 if TYPE_CHECKING:
     from ..db import Database
 
-__all__ = ["ValueHit", "ValueIndex", "romanize"]
+__all__ = ["ValueHit", "ValueIndex"]
 
 LOOKUP_ROWS = 500
-_INITIALS = ["g", "kk", "n", "d", "tt", "r", "m", "b", "pp", "s", "ss", "", "j", "jj", "ch", "k", "t", "p", "h"]
-_VOWELS = ["a", "ae", "ya", "yae", "eo", "e", "yeo", "ye", "o", "wa", "wae", "oe", "yo", "u", "wo", "we",
-           "wi", "yu", "eu", "ui", "i"]
-_FINALS = ["", "k", "k", "k", "n", "n", "n", "t", "l", "k", "m", "l", "l", "l", "p", "l", "m", "p", "p",
-           "t", "t", "ng", "t", "t", "k", "t", "p", "t"]
-
-
-def romanize(text: str) -> str:
-    """Revised Romanization without sound-change rules: enough for place and brand names."""
-    out = []
-    for ch in text:
-        code = ord(ch) - 0xAC00
-        if 0 <= code < 11172:
-            out.append(_INITIALS[code // 588] + _VOWELS[(code % 588) // 28] + _FINALS[code % 28])
-        elif ch.isalnum():
-            out.append(ch.lower())
-    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -93,8 +77,8 @@ class ValueIndex:
             score = 0.0
             if label_norm in forms:
                 score = 1.0 if label_norm == key else 0.9
-            elif key.isascii() and key.isalpha() and len(key) >= 3 and romanize(label) == key:
-                score = 0.9
+            elif alias := alias_score(phrase, label):  # "Busan" = 부산, "KakaoPay" = 카카오페이, and back
+                score = alias
             elif len(key) >= 2 and not key.isascii() and label_norm.startswith(key) and len(label_norm) <= len(key) + 2:
                 score = 0.7
             elif any(f.isascii() is False and len(f) >= 2 and label_norm.startswith(f)
