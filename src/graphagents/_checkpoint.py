@@ -39,6 +39,7 @@ def open_checkpointer(url: str) -> BaseCheckpointSaver:
     try:
         conn = sqlite3.connect(path, check_same_thread=False, timeout=30)
         conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA secure_delete=ON")  # a deleted thread leaves no bytes behind
     except sqlite3.Error as exc:
         raise ServiceUnavailableError(f"cannot open checkpoint database {str(path)!r}: {exc}") from exc
     saver = SqliteSaver(conn)
@@ -58,6 +59,7 @@ async def open_async_checkpointer(url: str) -> BaseCheckpointSaver:
     try:
         conn = await aiosqlite.connect(path, timeout=30)
         await conn.execute("PRAGMA journal_mode=WAL")
+        await conn.execute("PRAGMA secure_delete=ON")
     except sqlite3.Error as exc:
         raise ServiceUnavailableError(f"cannot open checkpoint database {str(path)!r}: {exc}") from exc
     saver = AsyncSqliteSaver(conn)

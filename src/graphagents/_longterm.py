@@ -38,6 +38,7 @@ def open_store(url: str) -> BaseStore:
         try:
             conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
             conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA secure_delete=ON")  # an erased user's memory leaves no bytes behind
             store = ThreadedSqliteStore(conn)
             store.setup()
         except sqlite3.Error as exc:

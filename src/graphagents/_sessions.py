@@ -44,6 +44,18 @@ class SessionStore:
         )
         return record
 
+    def for_user(self, user_id: str) -> list[SessionRecord]:
+        """Every session of one user, oldest first (all agents)."""
+        rows = self.db.fetchall(
+            "SELECT agent, session_id, options, created_at FROM ga_sessions WHERE user_id = ?"
+            " ORDER BY created_at, agent, session_id",
+            (user_id,),
+        )
+        return [SessionRecord(str(a), str(s), json.loads(o), float(c), user_id) for a, s, o, c in rows]
+
+    def delete(self, agent: str, session_id: str) -> None:
+        self.db.execute("DELETE FROM ga_sessions WHERE agent = ? AND session_id = ?", (agent, session_id))
+
     def get(self, agent: str, session_id: str) -> SessionRecord | None:
         rows = self.db.fetchall(
             "SELECT options, created_at, user_id FROM ga_sessions WHERE agent = ? AND session_id = ?",

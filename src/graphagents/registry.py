@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .cache import Cache
     from .settings import Settings
     from .store import Database
+    from .userdata import UserData
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -171,7 +172,8 @@ class AgentSpec:
     agent's options (``ga.load(name, **options)``, ``-o key=value``) and a session's options
     (``agent.session(**options)``, the HTTP body's ``options``); they are validated when the agent
     is loaded and when a session is created. ``artifacts`` turns the final state of a turn into
-    typed artifacts (default: the state key ``"artifacts"``).
+    typed artifacts (default: the state key ``"artifacts"``). ``user_data`` exports and erases
+    a user's data that lives outside the checkpointer (see :mod:`graphagents.userdata`).
     """
 
     name: str
@@ -189,6 +191,9 @@ class AgentSpec:
     session_options_model: type[BaseModel] | None = None
     cli: Callable[[], typer.Typer] | None = None
     eval_cli: Callable[[], Callable[..., Any]] | None = None
+    user_data: UserData | None = None
+    """How to export and erase what the agent keeps about a user beyond its sessions' threads
+    (application records, profiles, cache scopes): see :mod:`graphagents.userdata`."""
 
     @property
     def options_help(self) -> dict[str, str]:

@@ -48,6 +48,7 @@ class SqliteDatabase:
         try:
             self._conn = sqlite3.connect(path, check_same_thread=False, timeout=30)
             self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA secure_delete=ON")  # a user's erased data leaves no bytes behind
         except sqlite3.Error as exc:
             raise ServiceUnavailableError(f"cannot open SQLite database {str(path)!r}: {exc}") from exc
 

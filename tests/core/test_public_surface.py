@@ -6,7 +6,7 @@ import inspect
 import types
 
 import graphagents as ga
-from graphagents import artifacts, errors, events, registry, runtime, settings, steps, usage
+from graphagents import artifacts, errors, events, privacy, registry, runtime, settings, steps, usage, userdata
 
 EXPECTED = [
     "Agent", "AgentSpec", "Artifact", "BuildContext", "ChartArtifact", "CitationArtifact", "ConfigError",
@@ -36,7 +36,7 @@ def test_nothing_public_leaks_besides_all_and_submodules() -> None:
 
 
 def test_public_modules_declare_all_and_it_is_accurate() -> None:
-    for module in (artifacts, errors, events, registry, runtime, settings, steps, usage):
+    for module in (artifacts, errors, events, privacy, registry, runtime, settings, steps, usage, userdata):
         names = module.__all__
         assert names and all(hasattr(module, n) for n in names), module.__name__
         defined_here = {n for n, v in vars(module).items() if not n.startswith("_")
@@ -61,6 +61,8 @@ PUBLIC_MODULES = {
     # the core (this branch)
     "agents", "artifacts", "cli", "errors", "events", "registry", "runtime", "server", "settings", "steps", "store",
     "usage",
+    # access control (auth branch): keys/JWT/limits, log redaction, a user's data export and erasure
+    "auth", "privacy", "userdata",
     # shared packages other work streams own (docs/INTERFACES): listed so that adding one is a decision
     "cache", "korean", "llm", "prompts", "retrieval", "sandbox", "testing", "toolloop",
 }

@@ -130,7 +130,8 @@ async def test_sessions_belong_to_the_user_in_the_header(client: httpx.AsyncClie
     url = f"/api/agents/example/sessions/{sid}"
     assert (await client.get(url, headers={"X-User-Id": "bob"})).status_code == 404
     assert (await client.post(f"{url}/messages", json={"text": "hi"}, headers={"X-User-Id": "bob"})).status_code == 404
-    assert (await client.get(url)).json()["user_id"] == "alice"  # no header: the session record says who
+    assert (await client.get(url)).status_code == 404  # no header: "anonymous", who does not own it
+    assert (await client.get(url, headers={"X-User-Id": "alice"})).json()["user_id"] == "alice"
     frames = await send(client, "example", sid, "hi", {"X-User-Id": "alice"})
     assert frames[-1][1]["text"] == "What is your name?"
     bad = await client.post("/api/agents/example/sessions", json={}, headers={"X-User-Id": "not ok"})

@@ -73,11 +73,18 @@ def test_record_in_postgres(pg_admin_url: str, tmp_path: Path) -> None:
 
 
 def test_phones_are_masked_in_every_log_line(make_agent: MakeAgent, caplog: pytest.LogCaptureFixture) -> None:
+    """Even with content logging on (GRAPHAGENTS_LOG_CONTENT, for debugging), no full phone number."""
+    from graphagents.privacy import set_log_content
+
     caplog.set_level(logging.INFO, logger="graphagents.slotfill")
     s = make_agent().session(profile={"customer_name": "이서연", "customer_phone": "010-2468-1357"})
     turns = ["안녕하세요", "번호가 틀렸어요 010-9876-5432", "공일공 일이삼사 오육칠팔로 바꿔주세요", "네", *HAPPY[2:]]
-    for text in turns:
-        s.send(text)
+    set_log_content(True)
+    try:
+        for text in turns:
+            s.send(text)
+    finally:
+        set_log_content(None)
     lines = [r.getMessage() for r in caplog.records if r.name == "graphagents.slotfill"]
     assert any("application" in line for line in lines)
     joined = "\n".join(lines)

@@ -10,10 +10,11 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import GraphAgentsError, InputError
+from ..errors import GraphAgentsError, InputError, UsageError
 from ..registry import all_specs
 from ..runtime import Agent, Session, load
 from ..settings import get_settings
+from .access import data_app, keys_app
 from .doctor import run_doctor
 from .render import LiveRenderer, console, err_console
 
@@ -26,6 +27,8 @@ app = typer.Typer(
 )
 eval_app = typer.Typer(help="Evaluate an agent on its data set.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
+app.add_typer(keys_app, name="keys")
+app.add_typer(data_app, name="data")
 
 LlmOpt = Annotated[str | None, typer.Option("--llm", help='"offline" or "provider:model" (default: settings)')]
 JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable output")]
@@ -204,6 +207,9 @@ def serve(
     ] = None,
     llm: LlmOpt = None,
     model: ModelOpt = None,
+    insecure: Annotated[
+        bool, typer.Option("--insecure", help="serve without authentication on a non-loopback address")
+    ] = False,
 ) -> None:
     """Start the HTTP API and the web page."""
     import uvicorn
@@ -231,8 +237,18 @@ def serve(
     for agent_name, opts in agent_options.items():
         validate_options(get_spec(agent_name).options_model, opts, agent=agent_name, session=False)
     h, p = host or settings.host, port or settings.port
+    check_exposure(h, insecure)
     err_console.print(f"graphagents on http://{h}:{p}  (LLM: {settings.llm})")
     uvicorn.run(create_app(settings, agent_options), host=h, port=p, log_level="warning")
+
+
+def check_exposure(host: str, insecure: bool) -> None:
+    """Refuse to serve everyone's sessions to the network: auth off is for 127.0.0.1."""
+    from ..auth.settings import get_auth_settings, is_loopback
+
+    if not is_loopback(host) and not get_auth_settings().auth and not insecure:
+        raise UsageError(f"refusing to serve on {host} without authentication: anyone who can reach it could read "
+                         "every session; set GRAPHAGENTS_AUTH=on (keys: `graphagents keys create`) or pass --insecure")
 
 
 @app.command()

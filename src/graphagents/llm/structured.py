@@ -25,6 +25,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
 
 from ..errors import GraphAgentsError, ModelRequestsBlocked
+from ..privacy import loggable
 from .json_output import ainvoke_json, invoke_json
 
 log = logging.getLogger("graphagents.llm")
@@ -44,9 +45,9 @@ def _fallback(schema: object, exc: Exception, fallback: F, on_error: Callable[[E
     if on_error is not None:
         on_error(exc)
     if isinstance(exc, GraphAgentsError):
-        log.info("model answer for %s unusable, fallback used: %s", name, exc)
+        log.info("model answer for %s unusable, fallback used: %s: %s", name, type(exc).__name__, loggable(str(exc)))
     else:  # a provider outage must not end the conversation
-        log.warning("model call for %s failed, fallback used: %s: %s", name, type(exc).__name__, exc)
+        log.warning("model call for %s failed, fallback used: %s: %s", name, type(exc).__name__, loggable(str(exc)))
     return fallback
 
 

@@ -7,7 +7,7 @@ import logging
 from importlib import resources as importlib_resources
 from typing import Any
 
-from fastapi import FastAPI, Header, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -25,9 +25,11 @@ from ..errors import (
     UnknownSessionError,
     UsageError,
 )
-from ..registry import ANONYMOUS, all_specs, get_spec
-from ..runtime import Agent, check_user_id
+from ..registry import all_specs, get_spec
+from ..runtime import Agent
 from ..settings import Settings, get_settings
+from .auth import CurrentUser
+from .auth_routes import install_access
 from .sse import encode_stream
 
 log = logging.getLogger("graphagents.server")
@@ -39,18 +41,6 @@ class CreateSession(BaseModel):
     options: dict[str, Any] = Field(
         default_factory=dict, description="per-session options, validated against the agent's session_options schema"
     )
-
-
-UserHeader = Header(
-    None, alias="X-User-Id",
-    description='the user who owns the session (default "anonymous"); an authenticating proxy sets it',
-)
-
-
-def _user(value: str | None) -> str | None:
-    if value is not None:
-        check_user_id(value)
-    return value
 
 
 class SendMessage(BaseModel):
@@ -99,6 +89,7 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
     app = FastAPI(title="graphagents", version=__version__, description="Five LangGraph agents over HTTP + SSE.")
     pool = AgentPool(settings, agent_options or {})
     app.state.pool = pool
+    access = install_access(app, settings)  # authentication, CSRF, CORS, per-user limits, /api/auth, /api/me
 
     @app.middleware("http")
     async def limit_body(request: Request, call_next: Any) -> Response:
@@ -145,17 +136,14 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
         ]
 
     @app.post("/api/agents/{name}/sessions", status_code=201)
-    async def create_session(name: str, body: CreateSession | None = None,
-                             x_user_id: str | None = UserHeader) -> dict[str, Any]:
-        user_id = _user(x_user_id) or ANONYMOUS
+    async def create_session(name: str, user_id: CurrentUser, body: CreateSession | None = None) -> dict[str, Any]:
         agent = await pool.get(name)
         body = body or CreateSession()
         session = await asyncio.to_thread(lambda: agent.session(body.session_id, user_id=user_id, **body.options))
         return {"session_id": session.id, "agent": name, "user_id": session.user_id}
 
     @app.get("/api/agents/{name}/sessions/{session_id}")
-    async def get_session(name: str, session_id: str, x_user_id: str | None = UserHeader) -> dict[str, Any]:
-        user_id = _user(x_user_id)
+    async def get_session(name: str, session_id: str, user_id: CurrentUser) -> dict[str, Any]:
         agent = await pool.get(name)
         session = await asyncio.to_thread(agent.get_session, session_id, user_id)
         state, questions = await asyncio.to_thread(lambda: (session.state, session.questions))
@@ -166,12 +154,11 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
         }
 
     @app.post("/api/agents/{name}/sessions/{session_id}/messages")
-    async def send_message(name: str, session_id: str, body: SendMessage,
-                           x_user_id: str | None = UserHeader) -> EventSourceResponse:
-        user_id = _user(x_user_id)
+    async def send_message(name: str, session_id: str, body: SendMessage, user_id: CurrentUser) -> EventSourceResponse:
         agent = await pool.get(name)
         session = await asyncio.to_thread(agent.get_session, session_id, user_id)
-        events = session.astream(body.text)  # raises InputError before the stream starts
+        await access.before_turn(user_id)  # 429 while the user's model-token window is spent
+        events = access.metered(session.astream(body.text), user_id)  # raises InputError before streaming
         return EventSourceResponse(encode_stream(events), ping=15)
 
     static_dir = importlib_resources.files("graphagents.server") / "static"

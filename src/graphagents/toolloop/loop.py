@@ -39,6 +39,7 @@ from graphagents.events import DecisionEvent, ErrorEvent, TokenEvent, ToolCallEv
 from graphagents.llm.context_cache import prompt_caching_for
 from graphagents.llm.limits import MAX_OUTPUT_CHARS, content_text
 from graphagents.llm.xml_protocol import ParseOutcome, ReactStep, ToolCall, error_step
+from graphagents.privacy import loggable
 
 from .budget import Budget
 from .protocol import TurnProtocol, clip
@@ -193,7 +194,7 @@ class ToolLoop(Generic[Ctx, B]):
         except (ModelRequestsBlocked, GraphBubbleUp):
             raise
         except Exception as exc:  # a model that cannot be reached ends the turn, not the session
-            log.warning("model call failed: %s", exc)
+            log.warning("model call failed: %s: %s", type(exc).__name__, loggable(str(exc)))
             emit(ErrorEvent(f"model call failed: {type(exc).__name__}: {exc}", code="model"))
             return {"status": "error", "pending": None}
         step = outcome.step

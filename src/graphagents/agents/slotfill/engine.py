@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...korean import question_topic
+from ...privacy import loggable
 from . import flow
 from .logs import log
 from .navigation import Navigator
@@ -195,14 +196,14 @@ class Engine(Navigator):
             if reason is not None:
                 reasons.append(reason)
                 w.slot_retries[key] = w.slot_retries.get(key, 0) + 1
-                log.info("rejected %s at stage %s: %s", key, w.stage_id, reason)
+                log.info("rejected %s at stage %s: %s", key, w.stage_id, loggable(reason))
                 continue
             changed = w.slots.get(key) != value
             w.slots[key] = value
             w.slot_retries.pop(key, None)
             if changed:
                 set_keys.append(key)
-                log.info("slot %s set to %s at stage %s", key, display(self.sc, key, value), w.stage_id)
+                log.info("slot %s set to %s at stage %s", key, loggable(display(self.sc, key, value)), w.stage_id)
         return set_keys, reasons
 
     def _apply_asides(self, w: Work, found: dict[str, Any]) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 from langgraph.types import interrupt
 
 from ...events import StateUpdateEvent, emit
+from ...privacy import loggable
 from ...settings import Settings
 from ...store import database_for
 from . import offline
@@ -95,7 +96,7 @@ class Nodes:
         text = state.get("user_input", "")
         before = w.stage_id
         self.engine.handle(w, text)
-        log.info("session %s: %r at %s -> %s (intent %s)", state.get("session_id"), text, before,
+        log.info("session %s: %r at %s -> %s (intent %s)", state.get("session_id"), loggable(text), before,
                  w.stage_id, w.last_intent)
         updates = work_updates(self.engine, w)
         _emit_if_changed(state, updates)

@@ -12,6 +12,7 @@ import threading
 import time
 from typing import Any
 
+from ...privacy import loggable
 from ...store import Database
 from .logs import log
 
@@ -46,7 +47,7 @@ def save_application(db: Database, table: str, session_id: str, scenario: str, s
         (session_id, app_id, scenario, json.dumps(slots, ensure_ascii=False, sort_keys=True), time.time()),
     )
     log.info("application %s saved for session %s: %s", app_id, session_id,
-             json.dumps(slots, ensure_ascii=False, sort_keys=True))
+             loggable(json.dumps(slots, ensure_ascii=False, sort_keys=True)))
     return app_id
 
 
@@ -57,3 +58,28 @@ def load_application(db: Database, table: str, session_id: str) -> dict[str, Any
         return None
     app_id, scenario, slots = rows[0]
     return {"application_id": app_id, "scenario": scenario, "slots": json.loads(slots)}
+
+
+def _in(ids: list[str]) -> str:
+    return ", ".join("?" * len(ids))
+
+
+def export_applications(db: Database, table: str, session_ids: list[str]) -> list[dict[str, Any]]:
+    """The application records of these sessions (a user's data export)."""
+    if not session_ids:
+        return []
+    ensure_table(db, table)
+    rows = db.fetchall(
+        f"SELECT session_id, application_id, scenario, slots, created_at FROM {table}"
+        f" WHERE session_id IN ({_in(session_ids)}) ORDER BY created_at", session_ids,
+    )
+    return [{"session_id": s, "application_id": a, "scenario": sc, "slots": json.loads(sl), "created_at": c}
+            for s, a, sc, sl, c in rows]
+
+
+def delete_applications(db: Database, table: str, session_ids: list[str]) -> int:
+    """Erase the application records of these sessions; returns how many there were."""
+    found = export_applications(db, table, session_ids)
+    if found:
+        db.execute(f"DELETE FROM {table} WHERE session_id IN ({_in(session_ids)})", session_ids)
+    return len(found)

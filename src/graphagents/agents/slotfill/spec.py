@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...registry import AgentSpec, BuildContext, SessionContext
+from ...userdata import UserData, UserScope
 from .graph import build_graph
 from .nodes import public_state
 
@@ -43,6 +44,25 @@ def build(ctx: BuildContext) -> Any:
     return build_graph(ctx)
 
 
+def _record_table(scope: UserScope) -> str:
+    from .scenario import load_scenario
+
+    return load_scenario(scope.options.get("scenario")).record_table
+
+
+def _export_user(scope: UserScope) -> dict[str, Any]:
+    """The applications a user's sessions submitted (their slots hold name, phone, limits)."""
+    from .records import export_applications
+
+    return {"applications": export_applications(scope.database, _record_table(scope), list(scope.session_ids))}
+
+
+def _delete_user(scope: UserScope) -> int:
+    from .records import delete_applications
+
+    return delete_applications(scope.database, _record_table(scope), list(scope.session_ids))
+
+
 def _cli() -> Any:
     from .cli import make_cli
 
@@ -73,4 +93,5 @@ SPEC = AgentSpec(
     session_options_model=SlotfillSessionOptions,
     cli=_cli,
     eval_cli=_eval_cli,
+    user_data=UserData(export=_export_user, delete=_delete_user),
 )
