@@ -34,6 +34,8 @@ ROUTES = {
     ("GET", "/api/auth/me"): "the caller's own identity",
     ("GET", "/api/me/data"): "the caller's own data",
     ("DELETE", "/api/me/data"): "the caller's own data",
+    ("GET", "/api/rag/profile"): "the caller's own profile",
+    ("DELETE", "/api/rag/profile"): "the caller's own profile",
 }
 
 GUESSED = ["1", "0", "0000000000000000", "admin", "anonymous", "ffffffffffffffff", "session"]
