@@ -103,6 +103,7 @@ def _public_doc(doc: Mapping[str, Any]) -> dict[str, Any]:
 class Nodes:
     def __init__(self, rctx: RagContext) -> None:
         self.r = rctx
+        self.counter = TokenCounter(rctx.model("answer"))
 
     # ----- helpers -----------------------------------------------------------------------------------
 
@@ -205,7 +206,7 @@ class Nodes:
         whole passages; evidence may use what profile and history leave)."""
         text = str(state.get("user_text", ""))
         _, config, _ = self._turn_settings(state)
-        plan = TokenPlan(int(config["context_window"]), TokenCounter(self.r.model("answer")))
+        plan = TokenPlan(int(config["context_window"]), self.counter)
         system = plan.fit_text("system", PROMPTS.render("system.txt"))
         question = plan.fit_text("query", text)
         profile = plan.fit_text("profile", str(state.get("profile_summary") or "(없음)"))
