@@ -52,7 +52,8 @@ class Brain:
 
 
 def _answer_citing(n: int) -> Callable[[str], str]:
-    return lambda prompt: f"고혈압은 생활 습관 개선과 약물로 치료합니다 [{n}]. 존재하지 않는 문서 [99].\n※ 의료진과 상의하세요."
+    return lambda prompt: (f"고혈압은 생활 습관 개선과 약물로 치료합니다 [{n}]. 존재하지 않는 문서 [99].\n"
+                           "※ 의료진과 상의하세요.")
 
 
 GOOD_JUDGE = json.dumps({"grounding_score": 0.9, "completeness_score": 0.8, "accuracy_score": 0.9,
