@@ -1,6 +1,6 @@
 """The one call site of the agent's language pieces (slots, profile merge, cache signature, emergency).
 
-INTERIM: the real implementations (``slots.py``, ``lexicon.py``, ``emergency.py``) come from the
+INTERIM (slots): the real implementations (``slots.py``, ``lexicon.py``, ``emergency.py``) come from the
 ``ragslots`` branch; until they are merged these are minimal stand-ins (no slots, no emergency, the
 core's text signature) so that the rest of the pipeline runs. Replaced by re-exports on merge.
 """
@@ -12,6 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphagents.cache import qualifiers, quantities
+
+from .emergency import Emergency, detect_emergency
+
+__all__ = ["SLOTS", "Emergency", "SlotUpdate", "detect_emergency", "extract_slots", "merge_profile", "profile_summary",
+           "question_signature"]
 
 SLOTS = ("demographics", "conditions", "symptoms", "medications", "vitals", "labs")
 
@@ -25,12 +30,6 @@ class SlotUpdate:
     vitals: dict[str, Any] = field(default_factory=dict)
     labs: dict[str, Any] = field(default_factory=dict)
     removals: list[tuple[str, str]] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Emergency:
-    kind: str
-    notice: str
 
 
 def extract_slots(text: str) -> SlotUpdate:
@@ -49,5 +48,3 @@ def question_signature(text: str, profile: dict[str, Any] | None) -> dict[str, s
     return {"quantities": ",".join(sorted(quantities(text))), "qualifiers": ",".join(sorted(qualifiers(text)))}
 
 
-def detect_emergency(text: str) -> Emergency | None:
-    return None
