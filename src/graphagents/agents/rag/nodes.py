@@ -37,7 +37,7 @@ from .tokens import TokenCounter, TokenPlan
 
 log = logging.getLogger("graphagents.agents.rag")
 
-__all__ = ["CACHE_NAMESPACE", "Nodes", "RagContext"]
+__all__ = ["CACHE_NAMESPACE", "Nodes", "RagContext", "cache_key"]
 
 CACHE_NAMESPACE = "rag:answers"
 HISTORY_TURNS = 6
@@ -80,6 +80,16 @@ class RagContext:
         from graphagents._connections import semantic_cache_for
 
         return semantic_cache_for(self.settings.cache_url, CACHE_NAMESPACE, self.embedder)
+
+
+def cache_key(text: str, stored_profile: Mapping[str, Any]) -> tuple[dict[str, str], str]:
+    """The slots a cached answer to ``text`` depends on, and their signature: the question's own
+    (drugs, doses and other numbers with units, age group, conditions) read against the profile as it
+    will be after this message, plus a digest of that profile (an answer written for one profile is
+    never served for another)."""
+    profile = language.merge_profile(dict(stored_profile), language.extract_slots(text))
+    slots = {**language.question_signature(text, profile), "profile": _digest(normalised(profile))}
+    return slots, slot_signature(slots)
 
 
 def _digest(value: Any) -> str:
@@ -137,9 +147,7 @@ class Nodes:
         if mode == "llm" or not self.r.options.cache_enabled:
             return update
         user_id = str(state.get("user_id") or "anonymous")
-        profile = language.merge_profile(self._stored_profile(user_id), language.extract_slots(text))
-        slots = {**language.question_signature(text, profile), "profile": _digest(normalised(profile))}
-        signature = slot_signature(slots)
+        slots, signature = cache_key(text, self._stored_profile(user_id))
         vector = self._vector(text)
         update.update({"cache_signature": signature, "cache_slots": slots, "query_vector": vector.tolist()})
         hit = self.r.cache.lookup(text, scope=user_id, signature=signature, vector=vector,
@@ -251,8 +259,8 @@ class Nodes:
         body = str(doc.get("text", ""))
         if compress_for:
             body = self._compress(compress_for, body)
-        title = doc.get("title") or doc.get("id")
-        return f"[{n}] {title}\n{body}"
+        title = doc.get("title") or ""
+        return f"[{n}] {title} ({doc.get('id')})\n{body}"
 
     def _compress(self, question: str, body: str, keep: int = 3) -> str:
         index = SentenceIndex.build([{"text": body}], self.r.embedder)
@@ -275,7 +283,8 @@ class Nodes:
         vector = None
         if iteration == 0 and query == state.get("user_text") and state.get("query_vector"):
             vector = np.asarray(state["query_vector"], np.float32)
-        hits = store.search(query, k=k, mode=config["retrieval_mode"], vector=vector)
+        hits = store.search(query, k=k, mode=config["retrieval_mode"], vector=vector,
+                            weights=(1.0, float(config["dense_weight"])))
         history = [list(h) for h in state.get("retrieved_docs_history") or []]
         seen = {h for hashes in history for h in hashes}
         docs = []
