@@ -39,6 +39,7 @@ __all__ = [
     "SLOTS",
     "SlotUpdate",
     "age_group",
+    "as_profile",
     "empty_profile",
     "extract_slots",
     "merge_profile",
@@ -162,7 +163,12 @@ _NATIVE = (
     + "|".join(sorted(_NATIVE_UNITS, key=len, reverse=True)) + r")?|(?:"
     + "|".join(sorted(_NATIVE_UNITS, key=len, reverse=True)) + "))"
 )
-_SINO = r"[일이삼사오육칠팔구십백]+"
+# A Sino-Korean age needs 십 or 백 ("육십오 세"): a lone syllable is a word ("이 세상").
+_SINO = r"(?:[일이삼사오육칠팔구]?[십백])+[일이삼사오육칠팔구]?"
+_EN_NUMBERS = {w: i for i, w in enumerate(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"])}
+_EN_NUMBER = "|".join(sorted(_EN_NUMBERS, key=len, reverse=True))
 
 
 def _native_number(word: str) -> int | None:
@@ -183,6 +189,8 @@ def _number(token: str) -> float | None:
     token = token.strip()
     if re.fullmatch(r"\d+(?:[.,]\d+)?", token):
         return float(token.replace(",", "."))
+    if token in _EN_NUMBERS:
+        return float(_EN_NUMBERS[token])
     native = _native_number(token)
     if native is not None:
         return float(native)
@@ -204,6 +212,7 @@ _AGE_PATTERNS = (
     re.compile(rf"(?<![가-힣])({_SINO})\s?세{_AGE_STOP}"),
     re.compile(r"\b(?:i'm|i am|im)\s+(\d{1,3})\b(?!\s*(?:kg|kilos?|lbs?|pounds|cm|%|mg|weeks|months|days))"),
     re.compile(r"\b(\d{1,3})\s*[- ]?\s*(?:years?|yrs?)[- ]?old\b"),
+    re.compile(rf"\b({_EN_NUMBER})[- ](?:years?|yrs?)[- ]old\b"),
     re.compile(r"\b(\d{1,3})\s*(?:yo|y/o|y\.o\.)(?![a-z])"),
     re.compile(r"\baged?\s+(\d{1,3})\b"),
 )
@@ -357,14 +366,15 @@ _VALUE = (
 _GAP = r"(?!\s?약)[^\d\n.?!;,]{0,14}?"
 _NOT_DOSE = r"(?!\s?(?:mg(?!\s?/\s?dl)|밀리그램|g\b|정|알|번|회|세|살|시간|일|주|개월|년|명|시|분|mcg))"
 _UNITS = {
-    "mg/dl": "mg/dL", "mmol/l": "mmol/L", "%": "%", "퍼센트": "%", "프로": "%", "mmhg": "mmHg", "bpm": "bpm",
+    "mg/dl": "mg/dL", "mmol/l": "mmol/L", "%": "%", "퍼센트": "%", "프로": "%", "percent": "%", "mmhg": "mmHg",
+    "bpm": "bpm",
     "회": "bpm", "도": "°C", "℃": "°C", "°c": "°C", "°f": "°F", "kg": "kg", "킬로": "kg", "키로": "kg",
     "lb": "lb", "lbs": "lb", "pounds": "lb", "cm": "cm", "센티": "cm", "u/l": "U/L", "iu/l": "U/L",
     "g/dl": "g/dL", "miu/l": "mIU/L", "ml/min": "mL/min/1.73m²", "ml/min/1.73m2": "mL/min/1.73m²",
 }
 _UNIT_RE = (
     r"\s?(mg\s?/\s?dl|mmol\s?/\s?l|ml/min(?:/1\.73m2)?|miu/l|iu/l|u/l|g/dl|mmhg|bpm|%|"
-    r"퍼센트|프로|℃|°c|°f|도|kg|킬로|키로|lbs?|pounds|cm|센티|회)?"
+    r"퍼센트|percent|프로|℃|°c|°f|도|kg|킬로|키로|lbs?|pounds|cm|센티|회)?"
 )
 
 
@@ -404,15 +414,20 @@ _MEASURES = (
              "bpm", 20, 250),
     _Measure("vitals", "temperature", r"체온|\bbody\s+temperature\b|\btemperature\b|\btemp\b|열이|fever\s+of",
              "°C", 30, 110),
-    _Measure("vitals", "weight", r"몸무게|체중|\bweight\b|\bweigh(?:s)?\b", "kg", 1, 400),
+    _Measure("vitals", "weight", r"몸무게|체중|\bweight\b|\bweigh(?:s|ing)?\b", "kg", 1, 400),
     _Measure("vitals", "height", r"(?<![가-힣])키(?:가|는)?|\bheight\b", "cm", 40, 250),
     _Measure("vitals", "oxygen_saturation", r"산소\s?포화도|\bspox\b|oxygen\s+saturation|\bo2\s+sat\b|\bsat\b",
              "%", 50, 100),
     _Measure("vitals", "bmi", r"\bbmi\b|체질량\s?지수", "kg/m²", 10, 80),
 )
-_MEASURE_RE = [(m, re.compile(rf"(?:{m.keywords}){_GAP}{_VALUE}{_UNIT_RE}{_NOT_DOSE}")) for m in _MEASURES]
+# An ASCII word boundary: "LDL이 160" has no \\b between "l" and "이" (both are word characters).
+_B = r"(?:(?<![a-z0-9])(?=[a-z0-9])|(?<=[a-z0-9])(?![a-z0-9]))"
+_MEASURE_RE = [
+    (m, re.compile(rf"(?:{m.keywords.replace(chr(92) + 'b', _B)}){_GAP}{_VALUE}{_UNIT_RE}{_NOT_DOSE}"))
+    for m in _MEASURES
+]
 _BP = re.compile(
-    r"(?:혈압|blood\s+pressure|\bbp\b)(?!\s?약)[^\d\n.?!;]{0,14}?(\d{2,3})\s?(?:/|over|에|-|에서)\s?(\d{2,3})\s?(mmhg)?"
+    r"(?:혈압|blood\s+pressure|(?<![a-z])bp(?![a-z]))(?!\s?약)[^\d\n.?!;]{0,14}?(\d{2,3})\s?(?:/|over|에|-|에서)\s?(\d{2,3})\s?(mmhg)?"
 )
 # Same length as the text, so spans stay valid: digits inside names would read as values.
 _DIGIT_NAMES = re.compile(r"hba1c|a1c|spo2")
@@ -529,7 +544,7 @@ def extract_slots(text: str) -> SlotUpdate:
             if _negated_take(clause, english):
                 removals.extend(("medications", d.canonical) for d in drugs)
             else:
-                doses = parse_doses(clause)
+                doses = _doses(clause)
                 takes = bool((_EN_TAKE if english else _KO_TAKE).search(clause if english else compact))
                 if (takes or doses) and not not_mine:
                     took = True
@@ -582,6 +597,27 @@ def _unique_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
 
 # ---------------------------------------------------------------------------------------------
 # Profile
+
+
+def as_profile(value: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A profile in this module's shape from either that shape or the flat slot dicts of the shared
+    trap file (``{"age": 52, "conditions": ["chronic kidney disease"], "pregnant": true}``)."""
+    if not value:
+        return empty_profile()
+    flat = ("age", "sex", "age_group", "pregnant", "breastfeeding")
+    if not any(key in value for key in flat):
+        return merge_profile(value, SlotUpdate())
+    profile = empty_profile()
+    for key in ("age", "sex", "age_group", "pregnant", "breastfeeding"):
+        if value.get(key) is not None:
+            profile["demographics"][key] = value[key]
+    if "age" in profile["demographics"] and "age_group" not in profile["demographics"]:
+        profile["demographics"]["age_group"] = age_group(float(profile["demographics"]["age"]))
+    for key in ("conditions", "symptoms"):
+        profile[key] = [str(v) for v in value.get(key) or []]
+    profile["medications"] = [m if isinstance(m, Mapping) else {"name": str(m), "dose": None, "frequency": None}
+                              for m in value.get("medications") or []]
+    return profile
 
 
 def empty_profile() -> dict[str, Any]:
@@ -729,10 +765,18 @@ def _subtypes(low: str) -> tuple[list[str], list[tuple[int, int]]]:
     return sorted(set(out)), spans
 
 
-def _dose_key(dose: Dose) -> str:
-    if dose.unit == "g":
-        return f"{_fmt(dose.value * 1000)}mg"
-    return dose.key
+_PER_VOLUME = re.compile(r"\s?/\s?(?:dl|l|ml)(?![a-z])")
+_PER_WEIGHT = re.compile(r"\s?/\s?kg(?![a-z])")
+
+
+def _doses(text: str) -> list[Dose]:
+    """Doses in ``text`` (folded), without concentrations: "126 mg/dL" is a lab value, not a dose."""
+    return [d for d in parse_doses(text) if not _PER_VOLUME.match(text, d.end)]
+
+
+def _dose_key(dose: Dose, low: str) -> str:
+    key = f"{_fmt(dose.value * 1000)}mg" if dose.unit == "g" and dose.per is None else dose.key
+    return key + "/kg" if _PER_WEIGHT.match(low, dose.end) else key
 
 
 def _blank(low: str, spans: Iterable[tuple[int, int]]) -> str:
@@ -758,20 +802,20 @@ def question_signature(text: str, profile: Mapping[str, Any] | None = None) -> d
     the profile's conditions. Wording, particles, spacing, question words, Korean or English drug
     names and Korean number words do not change the signature."""
     low = fold(text or "")
-    prof = profile or {}
+    prof = as_profile(profile)
     demo = prof.get("demographics") or {}
     sig: dict[str, str] = {}
     terms = find_terms(low)
     drugs = sorted({t.canonical for t in terms if t.kind == "drug"})
     conditions = {t.canonical for t in terms if t.kind == "condition"}
-    doses = parse_doses(low)
+    doses = _doses(low)
     vitals, labs, measure_spans = _measurements(low)
     ages = _ages(low)
     subtypes, subtype_spans = _subtypes(low)
     if drugs:
         sig["drugs"] = ",".join(drugs)
     if doses:
-        sig["doses"] = ",".join(sorted({_dose_key(d) for d in doses}))
+        sig["doses"] = ",".join(sorted({_dose_key(d, low) for d in doses}))
     measures = {**vitals, **labs}
     if measures:
         sig["measures"] = ",".join(f"{k}={v.replace(' ', '')}" for k, v in sorted(measures.items()))
