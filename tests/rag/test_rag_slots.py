@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -77,6 +79,24 @@ EXTRACTION = [
     ("I am a 70-year-old woman", {"demographics": {"age": 70, "age_group": "older_adult", "sex": "female"}}),
     ("I'm pregnant", {"demographics": {"pregnant": True, "sex": "female"}}),
     ("I have a headache and a fever", {"symptoms": ["headache", "fever"]}),
+    # everyday phrasing: frequencies without numbers, adverbs, inhalers, "put me on", "with"
+    ("메트포르민 500mg 아침저녁으로 먹어요", {"medications": [_med("metformin", "500 mg", "하루 2회")]}),
+    ("I take lisinopril 10 mg daily", {"medications": [_med("lisinopril", "10 mg", "하루 1회")]}),
+    ("타이레놀을 하루에 세 번씩 먹고 있어요", {"medications": [_med("acetaminophen", None, "하루 3회")]}),
+    ("천식이 있어서 벤토린 써요", {"conditions": ["asthma"], "medications": [_med("albuterol")]}),
+    ("My doctor put me on metformin", {"medications": [_med("metformin")]}),
+    ("메트포르민 복용 중인데 술 마셔도 되나요?", {"medications": [_med("metformin")]}),
+    ("I'm a 45 year old male with high blood pressure",
+     {"demographics": {"age": 45, "age_group": "adult", "sex": "male"}, "conditions": ["hypertension"]}),
+    ("작년에 위암 수술 받았어요", {"conditions": ["stomach cancer"]}),
+    ("배가 살살 아파요", {"symptoms": ["abdominal pain"]}),
+    ("머리가 너무 지끈거려요", {"symptoms": ["headache"]}),
+    ("어제부터 열이 38도까지 올라요", {"symptoms": ["fever"], "vitals": {"temperature": "38 °C"}}),
+    ("혈당이 아침에 150 정도 나와요", {"labs": {"glucose": "150 mg/dL"}}),
+    ("콜레스테롤 수치가 240이래요", {"labs": {"total_cholesterol": "240 mg/dL"}}),
+    ("키 170에 몸무게 80kg이에요", {"vitals": {"height": "170 cm", "weight": "80 kg"}}),
+    ("I weigh 180 pounds", {"vitals": {"weight": "180 lb"}}),
+    ("LDL이 160이에요", {"labs": {"ldl": "160 mg/dL"}}),
 ]
 
 
@@ -98,6 +118,10 @@ NEGATIONS = [
     ("I don't have diabetes", [("conditions", "diabetes")]),
     ("열은 없어요", [("symptoms", "fever")]),
     ("No fever anymore", [("symptoms", "fever")]),
+    ("I gave up ibuprofen", [("medications", "ibuprofen")]),
+    ("I'm not on metformin anymore", [("medications", "metformin")]),
+    ("당뇨는 완치됐어요", [("conditions", "diabetes")]),
+    ("타이레놀 이제 안 먹어도 돼요", [("medications", "acetaminophen")]),
 ]
 
 
@@ -136,6 +160,17 @@ def test_names_merely_asked_about_are_not_profile_facts(text: str) -> None:
     update = extract_slots(text)
     assert update.conditions == [] and update.medications == [] and update.symptoms == []
     assert "age" not in update.demographics
+
+
+DEV = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "medical" / "dev" / "questions.jsonl"
+
+
+@pytest.mark.skipif(not DEV.exists(), reason="shared medical dev set not present")
+def test_no_profile_facts_from_any_general_dev_question() -> None:
+    questions = [json.loads(line) for line in DEV.open(encoding="utf-8")]
+    texts = [q[key] for q in questions for key in ("question", "question_ko")]
+    assert len(texts) == 302
+    assert [t for t in texts if not extract_slots(t).is_empty()] == []
 
 
 def test_is_empty() -> None:

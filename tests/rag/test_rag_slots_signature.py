@@ -3,6 +3,8 @@ drugs, doses, age groups, pregnancy, measurements, subtypes and the conditions t
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,6 +31,10 @@ SAME = [
     ("노인 졸피뎀", "어르신 스틸녹스"),
     ("메트포르민을 먹어요", "메트포르민 먹어요"),
     ("Glucophage", "metformin"),
+    ("neurofibromatosis type 1의 증상", "symptoms of neurofibromatosis type 1"),  # a particle after "1"
+    ("mucopolysaccharidosis type II은(는) 유전되나요?", "Is mucopolysaccharidosis type 2 inherited?"),
+    ("타이레놀 매일 먹어도 되나요?", "타이레놀 하루 한 번 먹어도 되나요?"),
+    ("메트포르민 아침저녁으로", "메트포르민 하루 두 번"),
 ]
 
 
@@ -133,3 +139,15 @@ def test_as_profile_reads_the_shared_trap_profiles(flat: dict[str, Any], demogra
 def test_as_profile_keeps_a_profile_and_copies_it() -> None:
     assert as_profile(PROFILE) == PROFILE and as_profile(PROFILE) is not PROFILE
     assert as_profile(None) == empty_profile() == as_profile({})
+
+
+DEV = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "medical" / "dev" / "questions.jsonl"
+
+
+@pytest.mark.skipif(not DEV.exists(), reason="shared medical dev set not present")
+def test_every_dev_question_has_the_same_signature_in_korean_and_english() -> None:
+    questions = [json.loads(line) for line in DEV.open(encoding="utf-8")]
+    differ = [q["id"] for q in questions if question_signature(q["question"]) != question_signature(q["question_ko"])]
+    assert differ == []
+    # and most of them name something the signature reads (the disease, a subtype ...)
+    assert sum(1 for q in questions if question_signature(q["question"])) >= 120

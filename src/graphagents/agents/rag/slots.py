@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphagents.cache import qualifiers, quantities
+from graphagents.cache import quantities
 from graphagents.korean import Dose, fold, parse_doses, parse_number, tokenize
 
 from .lexicon import find_terms, korean_name
@@ -104,11 +104,12 @@ def _compact(s: str) -> str:
 
 _KO_TAKE = re.compile(
     r"먹(?:어요|어|고|는|습니다|음|었|은|던)|드시|드세|드심|복용(?!법|량|방법|하면|해도|시|해야|할|하는법)|맞(?:고|아요|아|습니다|는)|"
-    r"투약|투여(?:받|중)|처방(?:받|을받|약)|쓰고있|사용(?:중|하고)|주사(?:를|)?(?:맞|놓)|챙겨먹|먹는중|복약"
+    r"투약|투여(?:받|중)|처방(?:받|을받|약)|쓰고있|써요|씁니다|쓰고|사용(?:중|하고)|주사(?:를|)?(?:맞|놓)|챙겨먹|먹는중|복약|"
+    r"흡입|뿌려|뿌리고|붙이고|붙여요|발라요|바르고"
 )
 _EN_TAKE = re.compile(
     r"\b(?:i|i'm|im|i've|we)\b.*\b(?:take|taking|takes|took|using|use|on|prescribed|started|start|inject|injecting)\b|"
-    r"\b(?:taking|prescribed|on)\b\s+\w|\bmy\s+(?:meds?|medications?|pills?)\b"
+    r"\b(?:taking|prescribed|on)\b\s+\w|\bmy\s+(?:meds?|medications?|pills?|inhaler)\b|\b(?:put|started) me on\b"
 )
 _KO_STOP = re.compile(
     r"안(?:먹|드|맞|써|쓰|씀|복용|챙|해요|합니다)|(?:먹|복용하|드시|맞|쓰|챙기)지(?:않|말|마|도않)|끊|중단|중지|그만|"
@@ -116,7 +117,8 @@ _KO_STOP = re.compile(
 )
 _EN_STOP = re.compile(
     r"\b(?:stopped|stop|quit|discontinued|no longer|not taking|don't take|do not take|dont take|doesn't take|"
-    r"came off|went off|off of|i'm off|am off|not on|ran out of|never took|never taken|don't use|do not use)\b"
+    r"came off|went off|off of|i'm off|am off|not on|ran out of|never took|never taken|don't use|do not use|"
+    r"gave up|given up|weaned off|taken off|no more)\b"
 )
 _KO_HAVE = re.compile(
     r"있(?:어요|어|고|는데|습니다|음|다|지만|거든|었|던|긴|으니|으나|구요|고요|는|네요|대요)|"
@@ -125,7 +127,8 @@ _KO_HAVE = re.compile(
 )
 _EN_HAVE = re.compile(
     r"\b(?:i have|i've|i had|i've had|i've got|i got|diagnosed|i suffer|suffering from|history of|living with|"
-    r"i'm diabetic|i am diabetic|i'm asthmatic|my|i was told i have|i also have|have had)\b"
+    r"i'm diabetic|i am diabetic|i'm asthmatic|my|i was told i have|i also have|have had)\b|"
+    r"\b(?:i'm|i am|im)\b.*\bwith\b"
 )
 _KO_NOT_HAVE = re.compile(
     r"없(?:어|고|습니다|음|다|는데|거든|었)|아니(?:에요|고|라|야|었|예요)|"
@@ -308,7 +311,7 @@ _SYMPTOMS: tuple[tuple[str, str, str], ...] = (
     ("headache", r"두통|\bheadaches?\b|\bmigraines?\b(?!\s+(?:type|familial))",
      r"머리가?\s?(?:아파|아프|아픈|지끈|띵)|\bmy head hurts\b"),
     ("fever", r"발열|고열|미열|\bfever\b|\bfeverish\b",
-     r"열(?:이|은|도)\s?(?:나|났|있|없|올라|높|내렸|떨어)|몸이\s?뜨거"),
+     r"열(?:이|은|도)\s?(?:나|났|있|없|올라|높|내렸|떨어)|열이\s?\d|몸이\s?뜨거"),
     ("cough", r"기침|\bcough(?:ing)?\b", r"기침(?:을|이)?\s?(?:해|하|나|심)"),
     ("sore throat", r"인후통|목\s?통증|\bsore throat\b", r"목이\s?(?:아파|아프|아픈|따가|칼칼|붓)"),
     ("runny nose", r"콧물|\brunny nose\b", r"콧물이\s?(?:나|흘)"),
@@ -344,7 +347,12 @@ _SYMPTOMS: tuple[tuple[str, str, str], ...] = (
     ("anxiety", r"불안감|\banxious\b", r"불안(?:해|하|한)"),
     ("depressed mood", r"우울감|\b(?:depressed|feeling down)\b", r"우울(?:해|하|한)"),
 )
-_SYMPTOM_RE = [(name, re.compile(noun), re.compile(pred)) for name, noun, pred in _SYMPTOMS]
+# Adverbs between the subject and the predicate: "배가 살살 아파요", "머리가 너무 지끈거려요".
+_ADVERBS = (
+    r"(?:(?:너무|많이|살살|자꾸|계속|좀|조금|심하게|갑자기|가끔|지끈지끈|욱신욱신|콕콕|쿡쿡|또|막|엄청|되게|아직)\s?)*"
+)
+_SYMPTOM_RE = [(name, re.compile(noun), re.compile(pred.replace(r"\s?(?:", r"\s?" + _ADVERBS + "(?:")))
+               for name, noun, pred in _SYMPTOMS]
 _KO_FEEL = re.compile(r"있|심해|심하|나요|나고|났|계속|며칠|지속|생겼|했어|해요|하고|때문|와요|와서|있어")
 _EN_FEEL = re.compile(r"\b(?:i have|i've|i had|i'm having|i am having|i've been having|i feel|i'm feeling|i get|"
                       r"i keep|i'm|i am|my|experiencing|suffering)\b")
@@ -364,7 +372,7 @@ _VALUE = (
     r"(?:[일이삼사오육칠팔구]?[천백십])+(?:[일삼사오육칠팔구]|이(?!에요|예요|요|고|야|라|며|지|니))?)"
 )
 _GAP = r"(?!\s?약)[^\d\n.?!;,]{0,14}?"
-_NOT_DOSE = r"(?!\s?(?:mg(?!\s?/\s?dl)|밀리그램|g\b|정|알|번|회|세|살|시간|일|주|개월|년|명|시|분|mcg))"
+_NOT_DOSE = r"(?!\s?(?:mg(?!\s?/\s?dl)|밀리그램|g\b|정(?!도)|알|번|회|세|살|시간|일|주|개월|년|명|시|분|mcg))"
 _UNITS = {
     "mg/dl": "mg/dL", "mmol/l": "mmol/L", "%": "%", "퍼센트": "%", "프로": "%", "percent": "%", "mmhg": "mmHg",
     "bpm": "bpm",
@@ -423,7 +431,7 @@ _MEASURES = (
 # An ASCII word boundary: "LDL이 160" has no \\b between "l" and "이" (both are word characters).
 _B = r"(?:(?<![a-z0-9])(?=[a-z0-9])|(?<=[a-z0-9])(?![a-z0-9]))"
 _MEASURE_RE = [
-    (m, re.compile(rf"(?:{m.keywords.replace(chr(92) + 'b', _B)}){_GAP}{_VALUE}{_UNIT_RE}{_NOT_DOSE}"))
+    (m, re.compile(rf"(?:{m.keywords.replace(chr(92) + 'b', _B)}){_GAP}{_VALUE}(?![\d.]){_UNIT_RE}{_NOT_DOSE}"))
     for m in _MEASURES
 ]
 _BP = re.compile(
@@ -746,16 +754,17 @@ _KO_TYPE = re.compile(
 _KO_STAGE = re.compile(r"(\d)\s?기(?=[은는이가을를의에과와도]|\s|$)|(\d)\s?단계")
 
 
-_EN_QUALIFIER = re.compile(r"\b(?:type|stage|grade|class|phase|step)\s+(?:[ivx]+|[a-d]|\d+[a-c]?)\b")
+# The core's ``qualifiers`` ends on \\b, which fails before a Korean particle ("type 1의": "1" and "의"
+# are both word characters); this one ends on an ASCII boundary.
+_EN_QUALIFIER = re.compile(r"(?<![a-z0-9])(type|stage|grade|class|phase|step)\s+([ivx]+|[a-d]|\d+[a-c]?)(?![a-z0-9])")
 
 
 def _subtypes(low: str) -> tuple[list[str], list[tuple[int, int]]]:
     out: list[str] = []
     spans: list[tuple[int, int]] = []
-    for marker in qualifiers(low):
-        kind, value = marker.split(" ", 1)
-        out.append(f"{kind} {_ROMAN.get(value, value)}")
-    spans.extend((m.start(), m.end()) for m in _EN_QUALIFIER.finditer(low))
+    for m in _EN_QUALIFIER.finditer(low):
+        out.append(f"{m.group(1)} {_ROMAN.get(m.group(2), m.group(2))}")
+        spans.append((m.start(), m.end()))
     for m in _KO_TYPE.finditer(low):
         out.append(f"type {m.group(1) or m.group(2)}")
         spans.append((m.start(), m.end()))
@@ -769,9 +778,26 @@ _PER_VOLUME = re.compile(r"\s?/\s?(?:dl|l|ml)(?![a-z])")
 _PER_WEIGHT = re.compile(r"\s?/\s?kg(?![a-z])")
 
 
+# Frequencies said without a number: "아침저녁으로" is twice a day, "매일" / "daily" once.
+_IMPLIED_FREQUENCIES = (
+    (re.compile(r"아침\s?점심\s?저녁|삼시\s?세\s?끼|하루\s?세\s?끼|매\s?식후|끼니마다|식후마다|"
+                r"\b(?:with|after) (?:every|each) meal\b"), 3.0),
+    (re.compile(r"아침\s?저녁|아침이랑\s?저녁|\bmorning and (?:evening|night)\b"), 2.0),
+    (re.compile(r"매일|날마다|\bdaily\b|\bevery (?:day|morning|night|evening)\b|\beach day\b"), 1.0),
+)
+
+
 def _doses(text: str) -> list[Dose]:
-    """Doses in ``text`` (folded), without concentrations: "126 mg/dL" is a lab value, not a dose."""
-    return [d for d in parse_doses(text) if not _PER_VOLUME.match(text, d.end)]
+    """Doses in ``text`` (folded), without concentrations ("126 mg/dL" is a lab value, not a dose),
+    plus a frequency said without a number when no frequency is said with one."""
+    doses = [d for d in parse_doses(text) if not _PER_VOLUME.match(text, d.end)]
+    if not any(d.kind in ("frequency", "interval") for d in doses):
+        for pattern, times in _IMPLIED_FREQUENCIES:
+            m = pattern.search(text)
+            if m:
+                doses.append(Dose(times, "회", "day", m.start(), m.end()))
+                break
+    return sorted(doses, key=lambda d: d.start)
 
 
 def _dose_key(dose: Dose, low: str) -> str:
