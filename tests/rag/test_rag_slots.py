@@ -276,3 +276,28 @@ def test_summary_of_an_empty_profile_is_empty() -> None:
     assert profile_summary(empty_profile()) == ""
     assert profile_summary({}) == ""
     assert profile_summary(None) == ""
+
+
+def test_merge_makes_a_models_update_canonical() -> None:
+    """The agent's LLM path builds SlotUpdates from a model's JSON: names in any language or case."""
+    update = SlotUpdate(
+        demographics={"age": "65", "gender": "남성"},
+        conditions=["당뇨병", "High Blood Pressure"],
+        medications=[{"name": "Metformin", "dose": "500 mg"}, {"dose": "1 mg"}, "Tylenol"],  # type: ignore[list-item]
+        removals=[("medications", "타이레놀")],
+    )
+    profile = merge_profile(None, update)
+    assert profile["demographics"] == {"age": 65, "sex": "male", "age_group": "older_adult"}
+    assert profile["conditions"] == ["diabetes", "hypertension"]
+    assert profile["medications"] == [_med("metformin", "500 mg")]  # nameless skipped, Tylenol removed
+    assert profile_summary(profile) == "65세 남성 | 질환: 당뇨병, 고혈압 | 복용약: 메트포르민 500mg"
+    # removals name things in any language too
+    profile = merge_profile(profile, SlotUpdate(removals=[("conditions", "Diabetes"), ("medications", "글루코파지")]))
+    assert profile["conditions"] == ["hypertension"] and profile["medications"] == []
+
+
+def test_merge_ignores_slots_of_the_wrong_type_in_a_stored_profile() -> None:
+    stored = {"demographics": None, "conditions": "diabetes", "medications": [{"dose": "5 mg"}], "labs": {"ldl": "1"}}
+    profile = merge_profile(stored, extract_slots("당뇨 있어요"))
+    assert profile["conditions"] == ["diabetes"] and profile["labs"] == {"ldl": "1"}
+    assert profile["demographics"] == {}

@@ -33,7 +33,7 @@ from typing import Any
 from graphagents.cache import quantities
 from graphagents.korean import Dose, fold, parse_doses, parse_number, tokenize
 
-from .lexicon import find_terms, korean_name
+from .lexicon import canonical_condition, canonical_drug, find_terms, korean_name
 
 __all__ = [
     "SLOTS",
@@ -638,41 +638,79 @@ def _covers(general: str, specific: str) -> bool:
     return specific == general or specific.endswith(" " + general)
 
 
+_SEX_WORDS = {"male": "male", "m": "male", "man": "male", "남": "male", "남성": "male", "남자": "male",
+              "female": "female", "f": "female", "woman": "female", "여": "female", "여성": "female", "여자": "female"}
+
+
+def _drug_name(name: Any) -> str:
+    text = str(name or "").strip()
+    return canonical_drug(text) or text.lower()
+
+
+def _condition_name(name: Any) -> str:
+    text = str(name or "").strip()
+    return canonical_condition(text) or text.lower()
+
+
+def _demographics_of(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Demographics with canonical values: "gender": "남성" (a model's wording) -> "sex": "male"."""
+    out = {k: copy.deepcopy(v) for k, v in values.items() if v is not None and k != "gender"}
+    sex = values.get("sex") or values.get("gender")
+    if sex is not None:
+        out["sex"] = _SEX_WORDS.get(str(sex).strip().lower(), str(sex))
+    if isinstance(out.get("age"), str) and out["age"].strip().isdigit():
+        out["age"] = int(out["age"].strip())
+    return out
+
+
 def merge_profile(profile: Mapping[str, Any] | None, update: SlotUpdate) -> dict[str, Any]:
     """``profile`` with ``update`` applied field by field: newer values win, lists gain new items,
     a medication keeps its known dose or frequency when the update does not say them, a specific
     condition replaces its general form ("type 2 diabetes" replaces "diabetes"), and removals
-    remove (removing "diabetes" also removes "type 2 diabetes"). ``profile`` is not mutated."""
+    remove (removing "diabetes" also removes "type 2 diabetes"). ``profile`` is not mutated.
+
+    Updates that did not come from :func:`extract_slots` (a model's JSON) are made canonical on the
+    way in: drug and condition names through the lexicon ("Metformin", "메트포르민" -> "metformin";
+    "당뇨병" -> "diabetes"), "gender"/"남성" -> "sex": "male"; medications without a name are skipped."""
     out = empty_profile()
     for name in SLOTS:
         value = (profile or {}).get(name)
-        if value:
+        if value and isinstance(value, type(out[name])):
             out[name] = copy.deepcopy(value)
-    out["demographics"].update(copy.deepcopy(update.demographics))
-    if "age" in update.demographics and "age_group" not in update.demographics:
-        out["demographics"]["age_group"] = age_group(update.demographics["age"])
-    for cond in update.conditions:
+    demographics = _demographics_of(update.demographics or {})
+    out["demographics"].update(demographics)
+    if isinstance(demographics.get("age"), (int, float)) and "age_group" not in demographics:
+        out["demographics"]["age_group"] = age_group(demographics["age"])
+    for cond in (_condition_name(c) for c in update.conditions or []):
+        if not cond:
+            continue
         out["conditions"] = [c for c in out["conditions"] if not (c != cond and _covers(c, cond))]
         if cond not in out["conditions"] and not any(_covers(cond, c) for c in out["conditions"]):
             out["conditions"].append(cond)
-    for symptom in update.symptoms:
-        if symptom not in out["symptoms"]:
+    for symptom in (str(s).strip().lower() for s in update.symptoms or []):
+        if symptom and symptom not in out["symptoms"]:
             out["symptoms"].append(symptom)
     meds = {m["name"]: dict(m) for m in out["medications"] if isinstance(m, Mapping) and m.get("name")}
-    for med in update.medications:
-        old = meds.get(med["name"], {})
-        meds[med["name"]] = {"name": med["name"], "dose": med.get("dose") or old.get("dose"),
-                             "frequency": med.get("frequency") or old.get("frequency")}
+    for med in update.medications or []:
+        entry = med if isinstance(med, Mapping) else {"name": med}
+        name = _drug_name(entry.get("name"))
+        if not name:
+            continue
+        old = meds.get(name, {})
+        meds[name] = {"name": name, "dose": entry.get("dose") or old.get("dose"),
+                      "frequency": entry.get("frequency") or old.get("frequency")}
     out["medications"] = list(meds.values())
-    out["vitals"].update(update.vitals)
-    out["labs"].update(update.labs)
-    for slot, value in update.removals:
+    out["vitals"].update(update.vitals or {})
+    out["labs"].update(update.labs or {})
+    for slot, value in update.removals or []:
         if slot == "conditions":
-            out["conditions"] = [c for c in out["conditions"] if not _covers(value, c)]
-        elif slot in ("symptoms",):
-            out["symptoms"] = [s for s in out["symptoms"] if s != value]
+            gone = _condition_name(value)
+            out["conditions"] = [c for c in out["conditions"] if not _covers(gone, c)]
+        elif slot == "symptoms":
+            out["symptoms"] = [s for s in out["symptoms"] if s != str(value).strip().lower()]
         elif slot == "medications":
-            out["medications"] = [m for m in out["medications"] if m.get("name") != value]
+            gone = _drug_name(value)
+            out["medications"] = [m for m in out["medications"] if m.get("name") != gone]
         elif slot in ("vitals", "labs", "demographics"):
             out[slot].pop(value, None)
     return out
