@@ -97,6 +97,20 @@ EXTRACTION = [
     ("키 170에 몸무게 80kg이에요", {"vitals": {"height": "170 cm", "weight": "80 kg"}}),
     ("I weigh 180 pounds", {"vitals": {"weight": "180 lb"}}),
     ("LDL이 160이에요", {"labs": {"ldl": "160 mg/dL"}}),
+    ("당뇨병 10년 됐어요", {"conditions": ["diabetes"]}),
+    ("저는 58세 여성이고 고지혈증이 있어서 리피토 10mg 먹고 있어요",
+     {"demographics": {"age": 58, "age_group": "adult", "sex": "female"}, "conditions": ["hyperlipidemia"],
+      "medications": [_med("atorvastatin", "10 mg")]}),
+    ("갑상선기능저하증으로 씬지로이드 먹는 중이에요",
+     {"conditions": ["hypothyroidism"], "medications": [_med("levothyroxine")]}),
+    ("요즘 소화가 안 되고 속이 쓰려요", {"symptoms": ["indigestion", "heartburn"]}),
+    ("I am 67, female, and have atrial fibrillation. I take warfarin 5 mg every day.",
+     {"demographics": {"age": 67, "age_group": "older_adult", "sex": "female"}, "conditions": ["atrial fibrillation"],
+      "medications": [_med("warfarin", "5 mg", "하루 1회")]}),
+    ("I was diagnosed with type 1 diabetes when I was 12", {"conditions": ["type 1 diabetes"]}),
+    ("맥박이 분당 110회예요", {"vitals": {"heart_rate": "110 bpm"}}),
+    ("산소포화도가 92%예요", {"vitals": {"oxygen_saturation": "92 %"}}),
+    ("신장 기능이 안 좋아서 eGFR이 45래요", {"labs": {"egfr": "45 mL/min/1.73m²"}}),
 ]
 
 
@@ -121,6 +135,8 @@ NEGATIONS = [
     ("I gave up ibuprofen", [("medications", "ibuprofen")]),
     ("I'm not on metformin anymore", [("medications", "metformin")]),
     ("당뇨는 완치됐어요", [("conditions", "diabetes")]),
+    ("My headache is gone", [("symptoms", "headache")]),
+    ("I stopped metformin because of diarrhea", [("medications", "metformin")]),  # the diarrhea is no removal
     ("타이레놀 이제 안 먹어도 돼요", [("medications", "acetaminophen")]),
 ]
 
@@ -150,6 +166,9 @@ NOT_THE_USERS = [
     "다섯 살 아들이 열이 나요",
     "My mother takes warfarin",
     "65세 이상 노인은 어떤 검사를 받아야 하나요?",
+    "My doctor wants me on a statin",  # a plan, not a fact
+    "When should I take metformin?",
+    "어머니가 치매가 있으세요",
     "안녕하세요",
     "",
 ]

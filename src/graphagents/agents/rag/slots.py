@@ -123,12 +123,13 @@ _EN_STOP = re.compile(
 _KO_HAVE = re.compile(
     r"있(?:어요|어|고|는데|습니다|음|다|지만|거든|었|던|긴|으니|으나|구요|고요|는|네요|대요)|"
     r"환자(?:인데|예요|이에요|입니다|이고|라서|이라|임|로|라|야)|앓|진단(?:받|을받|받았|됐|되었|이나왔)|걸렸|걸려|판정|"
-    r"(?:이에요|예요|입니다|이고요?|인데|이라서|라서)$|약(?:을|)?(?:먹|복용|드시|처방)|병력|치료(?:중|받고|하고)|수술(?:받|했)"
+    r"(?:이에요|예요|입니다|이고요?|인데|이라서|라서)$|약(?:을|)?(?:먹|복용|드시|처방)|병력|치료(?:중|받고|하고)|수술(?:받|했)|"
+    r"(?:년|개월|달)(?:이|가)?(?:됐|되었|째|차)"
 )
 _EN_HAVE = re.compile(
     r"\b(?:i have|i've|i had|i've had|i've got|i got|diagnosed|i suffer|suffering from|history of|living with|"
     r"i'm diabetic|i am diabetic|i'm asthmatic|my|i was told i have|i also have|have had)\b|"
-    r"\b(?:i'm|i am|im)\b.*\bwith\b"
+    r"\b(?:i'm|i am|im)\b.*\bwith\b|^\s*(?:and\s+|also\s+)*(?:have|has|had)\b"
 )
 _KO_NOT_HAVE = re.compile(
     r"없(?:어|고|습니다|음|다|는데|거든|었)|아니(?:에요|고|라|야|었|예요)|"
@@ -144,9 +145,12 @@ _KO_NOT_MINE = re.compile(
     r"뭐|무엇|어떻게|왜|언제|얼마나|몇|어떤|원인|이유|가족력|어머니|아버지|엄마|아빠|남편|아내|부모|할머니|할아버지|"
     r"친구|동생|형이|누나|언니|오빠"
 )
+# Question words count at the start of a clause ("When should I ...?"), not inside a statement ("I was
+# diagnosed when I was 12"); plans and advice are not facts ("my doctor wants me on a statin").
 _EN_NOT_MINE = re.compile(
-    r"\b(?:if|what|how|why|when|which|can|could|should|is it|are there|does|do you|my (?:mother|father|mom|dad|"
-    r"husband|wife|son|daughter|child|kid|friend|brother|sister|grandmother|grandfather|parents?))\b|\?"
+    r"^\s*(?:what|how|why|when|which|can|could|is it|are there|does|do you)\b|\b(?:if|should|might|considering|"
+    r"thinking about|wants? me (?:on|to take)|my (?:mother|father|mom|dad|husband|wife|son|daughter|child|kid|friend|"
+    r"brother|sister|grandmother|grandfather|parents?))\b|\?"
 )
 
 
@@ -343,6 +347,7 @@ _SYMPTOMS: tuple[tuple[str, str, str], ...] = (
     ("weight loss", r"체중\s?감소|\b(?:weight loss|losing weight)\b", r"살이\s?(?:빠지|빠져|빠졌)|체중이\s?(?:줄|빠)"),
     ("insomnia", r"불면|\binsomnia\b|\bcan't sleep\b", r"잠을?\s?(?:못\s?자|잘\s?못|설치)|잠이\s?안\s?(?:와|온)"),
     ("bleeding", r"출혈|\bbleeding\b", r"피가\s?(?:나|났|멈추지)"),
+    ("indigestion", r"\bindigestion\b|\bdyspepsia\b", r"소화가\s?(?:잘\s?)?안\s?(?:되|돼)|체했|체한\s?것\s?같"),
     ("seizure", r"경련|발작|\bseizures?\b|\bconvulsions?\b", r"경련(?:을|이)?\s?(?:했|해|일으)"),
     ("anxiety", r"불안감|\banxious\b", r"불안(?:해|하|한)"),
     ("depressed mood", r"우울감|\b(?:depressed|feeling down)\b", r"우울(?:해|하|한)"),
@@ -360,6 +365,7 @@ _KO_NO_SYMPTOM = re.compile(
     r"없(?:어|고|습니다|음|다|는데)|안\s?(?:나|아파|아프|해|하)|아니|"
     r"나았|멈췄|사라졌|괜찮아졌|내렸|떨어졌"
 )
+_EN_SYMPTOM_GONE = re.compile(r"\s*(?:is|has|have)\s+(?:gone|stopped|cleared|better)|\s*went away|\s*(?:is\s+)?gone")
 _EN_NO_SYMPTOM = re.compile(r"\b(?:no|don't have|do not have|no longer|not|gone|went away|stopped|without)\b")
 
 
@@ -573,9 +579,15 @@ def extract_slots(text: str) -> SlotUpdate:
         for name, noun, predicate in _SYMPTOM_RE:
             stated = predicate.search(clause)
             named = noun.search(clause)
-            if not (stated or named):
+            found = named or stated
+            if found is None:
                 continue
-            if (_EN_NO_SYMPTOM if english else _KO_NO_SYMPTOM).search(clause):
+            if english:
+                before = clause[max(0, found.start() - 25):found.start()]
+                negated = bool(_EN_NO_SYMPTOM.search(before) or _EN_SYMPTOM_GONE.search(clause, found.end()))
+            else:
+                negated = bool(_KO_NO_SYMPTOM.search(clause))
+            if negated:
                 removals.append(("symptoms", name))
                 continue
             if english:
@@ -731,6 +743,7 @@ _SYMPTOMS_KO = {"chest pain": "흉통", "headache": "두통", "fever": "발열",
                 "rash": "발진", "itching": "가려움",
                 "swelling": "부종", "numbness": "저림", "blurred vision": "시야 흐림", "frequent urination": "빈뇨",
                 "excessive thirst": "갈증", "weight loss": "체중 감소", "insomnia": "불면", "bleeding": "출혈",
+                "indigestion": "소화불량",
                 "seizure": "경련", "anxiety": "불안", "depressed mood": "우울감"}
 
 
