@@ -70,7 +70,8 @@ def test_a_stricter_threshold_per_session(make_agent: Any) -> None:
     assert strict.state["cache_hit"] is False
 
 
-def test_the_cache_lives_in_redis_when_configured(redis_url: str, mini_corpus: Any, mini_store: Any) -> None:
+def test_the_cache_lives_in_redis_when_configured(redis_url: str, rag_options: dict[str, Any],
+                                                  mini_store: Any) -> None:
     import uuid
 
     from graphagents.agents.rag.spec import SPEC
@@ -81,8 +82,7 @@ def test_the_cache_lives_in_redis_when_configured(redis_url: str, mini_corpus: A
     user = f"redis-{uuid.uuid4().hex[:8]}"
 
     def agent() -> Any:
-        return Agent(SPEC, settings=settings, checkpoint_url="memory", embedder="offline",
-                     corpus=[str(mini_corpus)], store_name="rag_test")
+        return Agent(SPEC, settings=settings, checkpoint_url="memory", embedder="offline", **rag_options)
 
     agent().session(None, user_id=user).send(QUESTION)
     from graphagents import _connections

@@ -38,12 +38,12 @@ def questions_file(tmp_path: Path, medical_passages: list[dict[str, Any]], mini_
     return path
 
 
-def test_oracle_cites_only_gold_passages(questions_file: Path, mini_corpus: Path, mini_store: Any) -> None:
+def test_oracle_cites_only_gold_passages(questions_file: Path, rag_options: dict[str, Any], mini_store: Any) -> None:
     questions = load_questions(questions_file)
     traps = load_pairs(BUNDLED / "drug_traps.jsonl")[:3]
     paraphrases = load_pairs(BUNDLED / "paraphrases.jsonl")[:3]
     report = run_eval(questions, traps, paraphrases, llm="oracle",
-                      options={"corpus": [str(mini_corpus)], "store_name": "rag_test"})
+                      options=rag_options)
     data = report.to_json()
     assert data["n"] == 4
     assert set(data["retrieval"]) == {"bm25", "dense", "hybrid"}

@@ -94,24 +94,18 @@ def test_model_slots_are_stored_in_the_profile(make_agent: Any) -> None:
     reply = make_agent(llm=brain.model).session(None, user_id="m4").send(
         "65세 남성이고 당뇨가 있어요. 메트포르민 500mg 하루 두 번 먹어요. 공복혈당 180이에요.")
     profile = reply.state["profile"]
-    from graphagents.agents.rag.language import merge_profile
-
-    # the model's slots go through the same merge as the offline extractor's
     assert "slots" in brain.roles()
-    assert profile == reply.state["profile"] and isinstance(merge_profile({}, _update(slots)), dict)
-
-
-def _update(slots: dict[str, Any]) -> Any:
-    from graphagents.agents.rag.language import SlotUpdate
-
-    return SlotUpdate(**{k: v for k, v in slots.items() if k != "removals"})
+    assert profile["demographics"]["age"] == 65 and profile["medications"][0]["name"] == "metformin"
+    assert profile["labs"] == {"fasting_glucose": "180 mg/dL"}
 
 
 def test_garbage_slots_fall_back_to_the_offline_extractor(make_agent: Any) -> None:
     brain = Brain(intent='{"intent": "moderate", "reason": "x"}', slots=GARBAGE, judge=GOOD_JUDGE,
                   answer=_answer_citing(1))
-    reply = make_agent(llm=brain.model).session(None, user_id="m5").send("How is high blood pressure treated?")
+    reply = make_agent(llm=brain.model).session(None, user_id="m5").send(
+        "I'm 42 and take lisinopril 10 mg. How is high blood pressure treated?")
     assert brain.roles().count("slots") == 2 and reply.text.strip()
+    assert reply.state["profile"]["medications"][0]["name"] == "lisinopril"  # the offline extractor's
 
 
 def test_model_answer_keeps_only_real_citations(make_agent: Any) -> None:

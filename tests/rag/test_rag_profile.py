@@ -13,16 +13,21 @@ import pytest
 
 from graphagents.agents.rag.profiles import ProfileStore, empty_profile
 
-PROFILE = {"demographics": {"age": 65, "sex": "male"}, "conditions": [{"name": "type 2 diabetes"}],
+PROFILE = {"demographics": {"age": 65, "sex": "male"}, "conditions": ["type 2 diabetes"],
            "symptoms": [], "medications": [{"name": "metformin", "dose": "500 mg", "frequency": "하루 2회"}],
            "vitals": {"blood_pressure": "140/90 mmHg"}, "labs": {"fasting_glucose": "180 mg/dL"}}
 
 
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    import shutil
+
     from graphagents import _connections
     from graphagents.settings import get_settings
 
+    embeddings = get_settings().data_dir / "embeddings"  # a cache: copied so nothing is embedded twice
+    if embeddings.is_dir():
+        shutil.copytree(embeddings, tmp_path / "data" / "embeddings")
     monkeypatch.setenv("GRAPHAGENTS_DATA_DIR", str(tmp_path / "data"))
     get_settings.cache_clear()
     _connections.reset()
@@ -119,13 +124,14 @@ def test_user_data_export_and_erasure_include_the_profile_and_cached_answers(dat
     assert cache.lookup("메트포르민 부작용?", scope="dave", signature="s") is not None
 
 
-def test_a_restart_keeps_the_session_and_the_profile(data_dir: Path, mini_corpus: Path, mini_store: Any) -> None:
+def test_a_restart_keeps_the_session_and_the_profile(data_dir: Path, rag_options: dict[str, Any],
+                                                    mini_store: Any) -> None:
     from graphagents import _connections
     from graphagents.agents.rag.corpus import reset_corpora
     from graphagents.agents.rag.spec import SPEC
     from graphagents.runtime import Agent
 
-    options = {"corpus": [str(mini_corpus)], "store_name": "rag_test"}
+    options = rag_options
     agent = Agent(SPEC, embedder="offline", **options)
     session = agent.session(None, user_id="erin")
     first = session.send("How is high blood pressure treated?")

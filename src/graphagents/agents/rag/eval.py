@@ -101,14 +101,13 @@ def _mean(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
 
 def evaluate_retrieval(questions: Sequence[Question], store: Any,
                        weights: tuple[float, float] = (1.0, 1.0)) -> dict[str, Any]:
-    from .language import extract_slots
-    from .nodes import _slots_dict
-    from .query import retrieval_query, slot_terms
+    from .language import named_terms
+    from .query import retrieval_query
 
     per_mode: dict[str, list[dict[str, float]]] = {m: [] for m in MODES}
     by_lang: dict[str, dict[str, list[dict[str, float]]]] = {}
     for q in questions:
-        query = retrieval_query(q.text, {}, extra=slot_terms(_slots_dict(extract_slots(q.text))))
+        query = retrieval_query(q.text, {}, extra=named_terms(q.text))
         vector = store.embedder.embed_one(query)
         for mode in MODES:
             hits = store.search(query, k=10, mode=mode, vector=vector, weights=weights)

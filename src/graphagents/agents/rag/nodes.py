@@ -32,7 +32,7 @@ from .judge import JudgeFeedback, RewrittenQuery, offline_feedback, offline_rewr
 from .options import RagOptions, effective_settings
 from .profiles import ProfileStore, normalised, profile_store_for
 from .prompts import PROMPTS
-from .query import is_korean, profile_relevant, profile_terms, retrieval_query, slot_terms
+from .query import is_korean, profile_relevant, profile_terms, retrieval_query
 from .tokens import TokenCounter, TokenPlan
 
 log = logging.getLogger("graphagents.agents.rag")
@@ -198,7 +198,7 @@ class Nodes:
         slot_out = state.get("slot_out") or {}
         update = language.SlotUpdate(**{k: slot_out.get(k) or type(getattr(language.SlotUpdate(), k))()
                                         for k in language.SLOTS},
-                                     removals=[tuple(r) for r in slot_out.get("removals", [])])
+                                     removals=[(str(r[0]), str(r[1])) for r in slot_out.get("removals", [])])
         after = normalised(language.merge_profile(before, update))
         if after != before:
             store.put(user_id, after)
@@ -239,7 +239,7 @@ class Nodes:
         }
         if not state.get("query_for_retrieval"):
             profile_value = state.get("profile") or {}
-            query = retrieval_query(text, profile_value, extra=slot_terms(state.get("slot_out") or {}))
+            query = retrieval_query(text, profile_value, extra=language.named_terms(text))
             update["query_for_retrieval"] = query
             update["query_rewrite_history"] = [query]
         return update
@@ -523,7 +523,7 @@ def _relevant_terms(state: Mapping[str, Any]) -> list[str]:
     text = str(state.get("user_text", ""))
     profile = state.get("profile") or {}
     own = profile_terms(profile) if profile and profile_relevant(text) else []
-    return list(dict.fromkeys([*slot_terms(state.get("slot_out") or {}), *own]))
+    return list(dict.fromkeys([*language.named_terms(text), *own]))
 
 
 def _renumber(block: str, n: int) -> str:
