@@ -297,7 +297,8 @@ class Nodes:
             seen.add(digest)
             meta = hit.metadata or {}
             doc_meta = meta.get("doc") if isinstance(meta.get("doc"), Mapping) else {}
-            docs.append({"id": hit.id, "title": str(meta.get("title") or ""), "text": hit.text,
+            heading = meta.get("source_question") or meta.get("section") or ""
+            docs.append({"id": hit.id, "title": str(meta.get("title") or ""), "heading": str(heading), "text": hit.text,
                          "score": hit.score, "bm25_rank": hit.bm25_rank, "dense_rank": hit.dense_rank,
                          "iteration": iteration, "rank": rank, "hash": digest,
                          "url": doc_meta.get("url") if isinstance(doc_meta, Mapping) else None})
