@@ -27,6 +27,10 @@ from .scoring import answer_rows, gold_rows, gold_tables, matches_rows
 __all__ = ["EvalReport", "ItemResult", "eval_command", "run_eval"]
 
 
+FAILURE_TYPES = ("wrong_table", "code_error", "timeout", "budget", "wrong_answer", "declined", "error")
+"""Every failure type, counted in report.json's ``failures`` (0 when none)."""
+
+
 @dataclass
 class ItemResult:
     id: str
@@ -75,7 +79,7 @@ class EvalReport:
             "correct": sum(r.correct for r in self.results),
             "declined": failures.get("declined", 0),
             "wrong": n - sum(r.correct for r in self.results) - failures.get("declined", 0),
-            "failures": dict(sorted(failures.items())),
+            "failures": {t: failures.get(t, 0) for t in FAILURE_TYPES},
             "by_type": {
                 t: {"n": len(rs), "exact_match": sum(r.correct for r in rs) / len(rs),
                     "declined": sum(r.failure == "declined" for r in rs)}
