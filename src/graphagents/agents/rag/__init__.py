@@ -1,0 +1,1 @@
+"""The personalised medical RAG agent."""
