@@ -34,6 +34,12 @@ ROUTES = {
     ("GET", "/api/auth/me"): "the caller's own identity",
     ("GET", "/api/me/data"): "the caller's own data",
     ("DELETE", "/api/me/data"): "the caller's own data",
+    ("GET", "/favicon.ico"): "public: the page's icon",
+    ("GET", "/api/agents/{name}/view"): "catalog: the same for every user",
+    ("GET", "/api/agents/{name}/sessions"): "the caller's own sessions only",
+    ("PATCH", "/api/agents/{name}/sessions/{session_id}"): "owner only",
+    ("DELETE", "/api/agents/{name}/sessions/{session_id}"): "owner only",
+    ("GET", "/api/agents/{name}/sessions/{session_id}/transcript"): "owner only",
 }
 
 GUESSED = ["1", "0", "0000000000000000", "admin", "anonymous", "ffffffffffffffff", "session"]
