@@ -61,7 +61,8 @@ def run_market(graph: Any, source: MarketSource, query: str, entities: Mapping[s
         if fallback is not None and fallback["table"]["rows"]:
             # our own parameterised query found the place: use its rows and say how they were read
             found = len(fallback["table"]["rows"])
-            out.update(sql=fallback["sql"], status="fallback", table=fallback["table"], rows=found, method="fallback", declined=declined,
+            out.update(sql=fallback["sql"], status="fallback", table=fallback["table"], rows=found,
+                       method="fallback", declined=declined,
                        fallback={k: fallback[k] for k in ("params", "table_name", "column", "term", "truncated")},
                        source={**source.describe(),
                                "fallback": f"시세 조회 에이전트(text2sql)의 '{question}' 조회가 "
