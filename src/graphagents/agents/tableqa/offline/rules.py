@@ -91,11 +91,14 @@ class _Context:
         return [w for i, w in enumerate(self.toks) if i not in self.covered and w not in STOP and w not in _OP_WORDS]
 
 
-def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataFrame]) -> Plan | Decline:
+def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataFrame], *,
+                  restated: bool = False) -> Plan | Decline:
+    """The plan for ``question``; ``restated`` = a Korean question already put in these patterns'
+    English by :mod:`.korean` (its table names and cells may still be Korean)."""
     if not question.strip():
         return Decline("질문이 비어 있습니다 (empty question).")
-    if re.search(r"[가-힣]", question):
-        return Decline("모델 없이 한국어 질문은 아직 풀지 못합니다 (offline: Korean questions need a model).")
+    if re.search(r"[가-힣]", question) and not restated:  # Korean is restated first (.korean)
+        return Decline("모델 없이는 이 한국어 질문을 답하지 않습니다 (offline: this Korean question needs a model).")
     if len(question.split()) > MAX_WORDS:
         return Decline("The question is too long for the offline planner; it needs a model.")
     ctx = _Context(question, names, frames)
@@ -298,14 +301,16 @@ def _superlative(ctx: _Context) -> Plan | Decline | None:
     largest = ctx.has(_MAX)
     if not largest and not ctx.has(_MIN):
         return None
-    targets = [c for c in ctx.columns if c.numeric]
+    follow = re.search(r"\band what (is|was|are|were) (its|their|his|her) (.+)$", ctx.text)
+    first_part = len(ctx.text[: follow.start()].split()) if follow else len(ctx.toks)
+    # the ranked number is named before "..., and what is its X?" (X is what is read, not ranked)
+    targets = [c for c in ctx.columns if c.numeric and min(c.positions) < first_part]
     if not targets:
         return Decline("I cannot tell which number decides 'most/least' without a model.")
     target = max(targets, key=lambda c: c.score)
     ctx.cover_column(target)
     method = "nlargest" if largest else "nsmallest"
     wants_entity = ctx.has("which|who") or re.search(r"\bwhat (\w+) (has|had|is|was|scored|won)\b", ctx.text)
-    follow = re.search(r"\band what (is|was|are|were) (its|their|his|her) (.+)$", ctx.text)
     extra: list[str] = []
     if follow:
         asked = [c for c in ctx.columns if c.column != target.column and set(c.positions) & set(
