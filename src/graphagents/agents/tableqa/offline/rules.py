@@ -244,6 +244,8 @@ def _count(ctx: _Context) -> Plan | Decline | None:
     head = tokens(m.group(1))[0] if m else ""
     if any(head in tokens(c.column) for c in numeric_target):
         return None  # "how many laps did X run": a lookup of a number, not a count of rows
+    if ctx.has("number of") and not ctx.has("how many") and numeric_target:
+        return None  # "what number of gold medals did X win": the Gold number, not a count of rows
     entity = {w for t, frame in enumerate(ctx.frames) for w in [*tokens(ctx.names[t]),
               *(x for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c]) for x in tokens(c))]}
     if head in entity:  # "how many nations": the rows being counted
