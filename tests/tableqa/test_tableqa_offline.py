@@ -118,3 +118,26 @@ def test_a_phrase_that_fits_two_cells_links_to_neither() -> None:
     frame = pd.DataFrame({"Player": ["Kim (Reds)", "Kim (Blues)", "Lee (Reds)"], "Points": [3, 4, 5]})
     got, state = answer("what is the points of kim?", ("players", frame))
     assert got == [] and state["status"] == "declined"
+
+
+RIVERS = pd.DataFrame({"river_name": ["Nile", "Volga", "Rhine", "Elbe", "Danube"],
+                       "length": [6650, 3530, 1230, 1094, 2850],
+                       "country_name": ["Egypt", "Russia", "Germany", "Germany", "Germany"]})
+
+
+def test_per_group_counts_and_averages_answer_with_a_table() -> None:
+    got, state = answer("How many rivers are there in each country?", ("river", RIVERS))
+    assert state["answer_table"] is not None, state.get("reason")
+    table = get_store().get(state["answer_table"])
+    assert dict(zip(table["country_name"], table["count"], strict=True)) == {"Egypt": 1, "Russia": 1, "Germany": 3}
+    assert "groupby('country_name', dropna=False).size()" in state["steps"][0]["code"]
+    got, state = answer("What is the average length of rivers in each country?", ("river", RIVERS))
+    table = get_store().get(state["answer_table"])
+    assert dict(zip(table["country_name"], table["length"], strict=True))["Germany"] == pytest.approx(1724.6667, 1e-4)
+
+
+def test_per_group_without_a_clear_column_is_declined() -> None:
+    got, state = answer("What is the ratio of length to width for each country?", ("river", RIVERS))
+    assert got == [] and state["status"] == "declined"
+    got, state = answer("How many rivers are there in each continent?", ("river", RIVERS))
+    assert got == [] and "each continent" in state["reason"]

@@ -77,6 +77,8 @@ class OfflineBrain:
         if not intermediate:
             return OfflineChoice(None, decline="The plan produced no table to answer from.")
         frame = actx.store.get(intermediate[-1]["id"]).drop_duplicates()
+        if plan.table_answer and not frame.empty:
+            return OfflineChoice(Action("Finish", "df", "The working table holds the answer, one row per group."))
         if frame.empty:
             return OfflineChoice(None, decline="No rows of the table match the question, so I do not guess.")
         if len(frame) > 1 and not plan.many:

@@ -57,6 +57,7 @@ class Plan:
     steps: tuple[Planned, ...]
     many: bool = False  # the answer may be several values
     source: tuple[str, ...] = field(default=())
+    table_answer: bool = False  # the answer is the last table itself (Finish[df]): one row per group
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataF
     if len(question.split()) > MAX_WORDS:
         return Decline("The question is too long for the offline planner; it needs a model.")
     ctx = _Context(question, names, frames)
-    for rule in (_choice, _difference, _count, _aggregate, _superlative, _lookup):
+    for rule in (_group_by, _choice, _difference, _count, _aggregate, _superlative, _lookup):
         result = rule(ctx)
         if result is None:
             continue
@@ -273,6 +274,59 @@ def _count(ctx: _Context) -> Plan | Decline | None:
                          "Find the rows the question counts."))
     steps.append(Planned("Operate", "count the rows of df", "new_table = len(df)", "Count them."))
     return Plan(tuple(steps))
+
+
+_GROUP = re.compile(r"\b(?:in|for|by|per|of|from) each ((?:\w+ ){0,2}?\w+?)(?: (?:who|that|which|with|and|in|of)\b.*)?$"
+                    r"|\bby ((?:\w+ )?\w+)$")
+
+
+def _group_by(ctx: _Context) -> Plan | Decline | None:
+    """"how many rivers are in each country", "average length of rivers in each country", "total
+    population by country": one row per group, counted / summed / averaged, from one table that
+    holds both the group column and what is counted or measured."""
+    m = _GROUP.search(ctx.text)
+    if m is None:
+        return None
+    phrase = tokens(m.group(1) or m.group(2))
+    func = ("size" if ctx.has("how many|number of|count") else "sum" if ctx.has("total|sum") else
+            "mean" if ctx.has("average|mean") else None)
+    if func is None:
+        return Decline("I can count, sum or average per group without a model, not this.")
+    groups = [(t, str(c)) for t, frame in enumerate(ctx.frames) for c in frame.columns
+              if tokens(c) == phrase or (len(phrase) == 1 and tokens(c) in ([phrase[0], "name"], [phrase[0], "code"]))]
+    if not groups:
+        return Decline(f"I found no column for 'each {' '.join(phrase)}' without a model.")
+    start = len(ctx.text[: m.start(1) if m.group(1) else m.start(2)].split())
+    ctx.covered.update(range(start - 2, start + len(phrase)))  # "in each country" / "by country"
+    head_m = re.search(r"\b(?:how many|number of) (\w+)", ctx.text)
+    if func == "size":
+        head = tokens(head_m.group(1))[0] if head_m else ""
+        tables = [t for t in range(len(ctx.frames)) if head and head in tokens(ctx.names[t])]
+        candidates = [(t, c) for t, c in groups if t in tables]
+        if len(candidates) != 1 or ctx.values:
+            return Decline("I cannot tell which rows to count per group without a model.")
+        t, column = candidates[0]
+        ctx.covered.update(i for i, w in enumerate(ctx.toks) if w == head)
+        code = f"new_table = {_var(t)}.groupby({column!r}, dropna=False).size().reset_index(name='count')"
+        what = f"count the rows of {ctx.names[t]} per {column}"
+    else:
+        measures = [c for c in ctx.columns if c.numeric and c.score == 1.0 and (c.table, c.column) not in groups]
+        if len({(c.table, c.column) for c in measures}) != 1 or ctx.values:
+            return Decline(f"I cannot tell which column to {func} per group without a model.")
+        measure = measures[0]
+        ctx.cover_column(measure)
+        candidates = [(t, c) for t, c in groups if t == measure.table]
+        if len(candidates) != 1:
+            return Decline("The group and the measured column are in different tables; that needs a model.")
+        t, column = candidates[0]
+        for i, w in enumerate(ctx.toks):  # "of rivers", "in cities": the measured table's own name
+            if w in tokens(ctx.names[t]):
+                ctx.covered.add(i)
+        code = (f"new_table = {_var(t)}.groupby({column!r}, dropna=False)[{measure.column!r}]"
+                f".{func}().reset_index()")
+        what = f"{func} of {measure.column} per {column}"
+    step = Planned("Retrieve", what, code, "One row per group.")
+    return Plan((step,), many=True, table_answer=True)
 
 
 def _aggregate(ctx: _Context) -> Plan | Decline | None:
