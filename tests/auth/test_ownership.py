@@ -37,6 +37,12 @@ ROUTES = {
     ("POST", "/api/uploads"): "creates an upload owned by the caller",
     ("GET", "/api/uploads"): "the caller's own uploads",
     ("DELETE", "/api/uploads/{upload_id}"): "owner only",
+    ("GET", "/favicon.ico"): "public: the page's icon",
+    ("GET", "/api/agents/{name}/view"): "catalog: the same for every user",
+    ("GET", "/api/agents/{name}/sessions"): "the caller's own sessions only",
+    ("PATCH", "/api/agents/{name}/sessions/{session_id}"): "owner only",
+    ("DELETE", "/api/agents/{name}/sessions/{session_id}"): "owner only",
+    ("GET", "/api/agents/{name}/sessions/{session_id}/transcript"): "owner only",
 }
 
 GUESSED = ["1", "0", "0000000000000000", "admin", "anonymous", "ffffffffffffffff", "session"]

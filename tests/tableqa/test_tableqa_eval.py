@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from graphagents.agents.tableqa.datasets import load_dataset, load_mmqa, load_wtq, question_type
 from graphagents.agents.tableqa.eval import FAILURE_TYPES, run_eval
-from graphagents.agents.text2sql.eval import find_shared
 from graphagents.errors import InputError
+from graphagents.shared_data import find_shared
 from service_checks import service_missing
 
 WTQ = "datasets/tableqa/dev/wtq.jsonl"
