@@ -71,6 +71,19 @@ def test_a_damaged_saved_index_is_rebuilt(tmp_path: Path, fake: CountingFake) ->
     assert _results(again, QUERIES) == before
 
 
+def test_saved_indexes_of_a_replaced_database_are_not_used(tmp_path: Path, fake: CountingFake) -> None:
+    store = _open(tmp_path, fake)
+    store.upsert(corpus(30))
+    store.search("fever", 3)
+    store.close()
+    (tmp_path / "p" / "store.sqlite").unlink()  # someone deletes the database but not the index folders
+    for extra in ("store.sqlite-wal", "store.sqlite-shm"):
+        (tmp_path / "p" / extra).unlink(missing_ok=True)
+    fresh = _open(tmp_path, fake)
+    fresh.upsert([Document("only", "fever", {})])
+    assert [h.id for h in fresh.search("fever", 5, "bm25")] == ["only"] and not fresh.snapshot().loaded_from_disk
+
+
 def test_large_stores_search_an_hnsw_graph_and_rescore_exactly(tmp_path: Path, fake: CountingFake) -> None:
     docs = corpus(600)
     exact = _open(tmp_path / "exact", fake)

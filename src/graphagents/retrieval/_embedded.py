@@ -101,6 +101,8 @@ class EmbeddedStore(Store):
                     self._conn.execute(ddl)
                 self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('generation', '0')")
                 self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('embedder', ?)", (embedder.name,))
+                # names this SQLite file: saved indexes of an earlier file at the same path never match
+                self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('instance', ?)", (uuid.uuid4().hex,))
         except (OSError, sqlite3.Error) as exc:
             raise ServiceUnavailableError(f"cannot open the retrieval store in {str(self.directory)!r}: {exc}") from exc
         stored = self._meta("embedder")
@@ -203,6 +205,7 @@ class EmbeddedStore(Store):
         except (OSError, ValueError):
             return None
         if meta.get("format") != _FORMAT or meta.get("embedder") != self.embedder.name or \
+                meta.get("instance") != self._meta("instance") or \
                 meta.get("hnsw") != (meta.get("count", 0) > self.exact_limit):
             return None
         try:
@@ -265,6 +268,7 @@ class EmbeddedStore(Store):
             if snap.hnsw is not None:
                 snap.hnsw.save(str(tmp / "hnsw.usearch"))
             meta = {"format": _FORMAT, "generation": snap.generation, "embedder": self.embedder.name,
+                    "instance": self._meta("instance"),
                     "count": len(snap.ids), "bm25": snap.bm25 is not None, "hnsw": snap.hnsw is not None}
             (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")  # last: marks it complete
             try:
