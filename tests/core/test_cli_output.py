@@ -163,3 +163,9 @@ def test_format_sql_falls_back_to_the_text() -> None:
 
     assert format_sql("select a from t where b = 1", "sqlite") == "SELECT\n  a\nFROM t\nWHERE\n  b = 1"
     assert format_sql("not ((( sql", "postgres") == "not ((( sql"
+
+
+def test_a_failed_turn_says_so_without_verbose(example_spec: Any, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(monkeypatch, capsys, "ask", "example", "hi", "-o", "loop=raw")
+    assert code == 0 and "error:" in out  # the step cap hit (an error event) is never hidden

@@ -73,16 +73,14 @@ class LiveRenderer:
                          verbose=self.verbose)
             self.streamed_reply = ""
             return
-        if self.verbose:
-            data = event.to_dict()
-            kind = data.pop("type")
-            data.pop("namespace", None)
-            prefix = _escape(where(event))
-            if kind == "error":
-                console.print(f"[red]error:[/red] {prefix}{_escape(data['message'])}", highlight=False)
-            elif kind != "step":
-                line = f"· {where(event)}{kind} {json.dumps(data, ensure_ascii=False)[:300]}"
-                console.print(line, style="dim", markup=False, highlight=False)
+        data = event.to_dict()
+        kind = data.pop("type")
+        data.pop("namespace", None)
+        if kind == "error":  # always shown: the user must know the turn went wrong
+            console.print(f"[red]error:[/red] {_escape(where(event))}{_escape(data['message'])}", highlight=False)
+        elif self.verbose and kind != "step":
+            line = f"· {where(event)}{kind} {json.dumps(data, ensure_ascii=False)[:300]}"
+            console.print(line, style="dim", markup=False, highlight=False)
 
 
 def render_final(event: FinalEvent, *, already_streamed: bool = False, verbose: bool = True) -> None:
