@@ -30,6 +30,7 @@ from ..runtime import Agent
 from ..settings import Settings, get_settings
 from .auth import CurrentUser
 from .auth_routes import install_access
+from .errors import describe_validation_error
 from .sessions_routes import router as sessions_router
 from .sse import encode_stream
 from .uploads import PATH as UPLOADS
@@ -109,9 +110,7 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
 
     @app.exception_handler(RequestValidationError)
     async def on_validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {"msg": "invalid request"}
-        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-        return _error(422, f"{where or 'body'}: {first.get('msg', 'invalid')}")
+        return _error(422, describe_validation_error(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
