@@ -169,6 +169,8 @@ NOT_THE_USERS = [
     "My doctor wants me on a statin",  # a plan, not a fact
     "When should I take metformin?",
     "어머니가 치매가 있으세요",
+    "열 날 때 타이레놀 먹어도 되나요?",  # a hypothetical fever
+    "머리가 아플 때 뭘 먹어야 하나요?",
     "안녕하세요",
     "",
 ]

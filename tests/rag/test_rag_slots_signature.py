@@ -35,6 +35,8 @@ SAME = [
     ("mucopolysaccharidosis type II은(는) 유전되나요?", "Is mucopolysaccharidosis type 2 inherited?"),
     ("타이레놀 매일 먹어도 되나요?", "타이레놀 하루 한 번 먹어도 되나요?"),
     ("메트포르민 아침저녁으로", "메트포르민 하루 두 번"),
+    ("두통에 타이레놀 먹어도 되나요?", "머리가 아플 때 타이레놀 먹어도 되나요?"),
+    ("열 날 때 타이레놀", "Tylenol for a fever"),
 ]
 
 
@@ -69,6 +71,7 @@ DIFFERENT = [
     ("위암 3기", "위암 4기"),
     ("성인 급성 골수성 백혈병 치료", "소아 급성 골수성 백혈병 치료"),
     ("3일째 열이 나요", "7일째 열이 나요"),  # any other number with its unit counts
+    ("두통에 타이레놀 먹어도 되나요?", "기침에 타이레놀 먹어도 되나요?"),  # the symptom it is taken for
 ]
 
 
@@ -110,9 +113,11 @@ def test_profile_conditions_count_for_drug_and_first_person_questions_only() -> 
     assert question_signature("제 혈압 목표치는 얼마여야 하나요?", PROFILE)["conditions"] == "chronic kidney disease"
     mine = question_signature("What should my blood pressure goal be?", PROFILE)
     assert mine["conditions"] == "chronic kidney disease"
-    # a general question does not
+    # a general question does not ("제2형" is no first person)
     general = question_signature("급성 림프구성 백혈병은 무엇인가요?", {"conditions": ["asthma"]})
     assert general["conditions"] == "acute lymphoblastic leukemia"
+    general = question_signature("제2형 당뇨병은 무엇인가요?", {"conditions": ["asthma"]})
+    assert general["conditions"] == "type 2 diabetes"
 
 
 def test_profile_pregnancy_counts() -> None:
