@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from graphagents.agents.rag.emergency import EMERGENCY_KINDS, Emergency, detect_emergency, emergency_notice
+from graphagents.shared_data import find_shared
 
-DEV = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "medical" / "dev"
+DEV = find_shared("datasets/medical/dev", Path(__file__)) or Path("missing")
 EN_CALL = "call your local emergency number (119 in Korea, 911 in the US)"
 
 URGENT = [

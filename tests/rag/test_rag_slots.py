@@ -17,6 +17,7 @@ from graphagents.agents.rag.slots import (
     merge_profile,
     profile_summary,
 )
+from graphagents.shared_data import find_shared
 
 
 def _slots(text: str) -> dict[str, Any]:
@@ -183,7 +184,7 @@ def test_names_merely_asked_about_are_not_profile_facts(text: str) -> None:
     assert "age" not in update.demographics
 
 
-DEV = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "medical" / "dev" / "questions.jsonl"
+DEV = find_shared("datasets/medical/dev/questions.jsonl", Path(__file__)) or Path("missing")
 
 
 @pytest.mark.skipif(not DEV.exists(), reason="shared medical dev set not present")

@@ -18,8 +18,9 @@ from graphagents.agents.rag.lexicon import (
     get_lexicon,
     korean_name,
 )
+from graphagents.shared_data import find_shared
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "medical" / "corpus" / "passages.jsonl"
+CORPUS = find_shared("datasets/medical/corpus/passages.jsonl", Path(__file__)) or Path("missing")
 
 DRUGS = [
     ("아세트아미노펜", "acetaminophen"), ("타이레놀", "acetaminophen"), ("Tylenol", "acetaminophen"),

@@ -11,6 +11,7 @@ import pytest
 
 from graphagents.agents.rag.slots import as_profile, empty_profile, question_signature
 from graphagents.cache import slot_signature
+from graphagents.shared_data import find_shared
 
 SAME = [
     ("타이레놀 500mg 하루 몇 번?", "타이레놀 500mg은 하루에 몇 번 먹어요?"),
@@ -146,7 +147,7 @@ def test_as_profile_keeps_a_profile_and_copies_it() -> None:
     assert as_profile(None) == empty_profile() == as_profile({})
 
 
-DEV = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "medical" / "dev" / "questions.jsonl"
+DEV = find_shared("datasets/medical/dev/questions.jsonl", Path(__file__)) or Path("missing")
 
 
 @pytest.mark.skipif(not DEV.exists(), reason="shared medical dev set not present")
