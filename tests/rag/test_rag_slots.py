@@ -80,6 +80,7 @@ EXTRACTION = [
     ("I am a 70-year-old woman", {"demographics": {"age": 70, "age_group": "older_adult", "sex": "female"}}),
     ("I'm pregnant", {"demographics": {"pregnant": True, "sex": "female"}}),
     ("I have a headache and a fever", {"symptoms": ["headache", "fever"]}),
+    ("My head hurts", {"symptoms": ["headache"]}),
     # everyday phrasing: frequencies without numbers, adverbs, inhalers, "put me on", "with"
     ("메트포르민 500mg 아침저녁으로 먹어요", {"medications": [_med("metformin", "500 mg", "하루 2회")]}),
     ("I take lisinopril 10 mg daily", {"medications": [_med("lisinopril", "10 mg", "하루 1회")]}),

@@ -157,3 +157,9 @@ def test_every_dev_question_has_the_same_signature_in_korean_and_english() -> No
     assert differ == []
     # and most of them name something the signature reads (the disease, a subtype ...)
     assert sum(1 for q in questions if question_signature(q["question"])) >= 120
+
+
+def test_an_interval_is_read_whole_or_not_at_all() -> None:
+    # the core's interval reader once matched inside a number: "1.5시간마다" read as every 5 h
+    assert question_signature("타이레놀 12시간마다")["doses"] == "12h"
+    assert "5h" not in question_signature("타이레놀 1.5시간마다").get("doses", "")

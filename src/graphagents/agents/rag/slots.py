@@ -594,7 +594,7 @@ def extract_slots(text: str) -> SlotUpdate:
                 removals.append(("symptoms", name))
                 continue
             if english:
-                if named and _EN_FEEL.search(clause) and not _EN_NOT_MINE.search(clause):
+                if (stated or (named and _EN_FEEL.search(clause))) and not _EN_NOT_MINE.search(clause):
                     symptoms.append(name)
             elif _RELATIVES.search(clause):
                 continue  # "아들이 열이 나요": someone else's symptom
