@@ -163,3 +163,10 @@ def test_an_interval_is_read_whole_or_not_at_all() -> None:
     # the core's interval reader once matched inside a number: "1.5시간마다" read as every 5 h
     assert question_signature("타이레놀 12시간마다")["doses"] == "12h"
     assert "5h" not in question_signature("타이레놀 1.5시간마다").get("doses", "")
+
+
+def test_core_qualifiers_read_a_marker_before_a_korean_particle() -> None:
+    from graphagents.cache import qualifiers
+
+    assert qualifiers("neurofibromatosis type 1의 증상") == ["type 1"]
+    assert qualifiers("mucopolysaccharidosis type II은(는)") == ["type ii"]

@@ -808,8 +808,8 @@ _KO_TYPE = re.compile(
 _KO_STAGE = re.compile(r"(\d)\s?기(?=[은는이가을를의에과와도]|\s|$)|(\d)\s?단계")
 
 
-# The core's ``qualifiers`` ends on \\b, which fails before a Korean particle ("type 1의": "1" and "의"
-# are both word characters); this one ends on an ASCII boundary.
+# Subtype markers with their spans (the core's ``qualifiers`` gives the values only); an ASCII boundary
+# at both ends, since "type 1의" has no \b between "1" and "의".
 _EN_QUALIFIER = re.compile(r"(?<![a-z0-9])(type|stage|grade|class|phase|step)\s+([ivx]+|[a-d]|\d+[a-c]?)(?![a-z0-9])")
 
 
