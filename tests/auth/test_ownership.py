@@ -43,6 +43,8 @@ ROUTES = {
     ("PATCH", "/api/agents/{name}/sessions/{session_id}"): "owner only",
     ("DELETE", "/api/agents/{name}/sessions/{session_id}"): "owner only",
     ("GET", "/api/agents/{name}/sessions/{session_id}/transcript"): "owner only",
+    ("GET", "/api/rag/profile"): "the caller's own profile",
+    ("DELETE", "/api/rag/profile"): "the caller's own profile",
 }
 
 GUESSED = ["1", "0", "0000000000000000", "admin", "anonymous", "ffffffffffffffff", "session"]

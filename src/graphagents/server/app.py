@@ -31,6 +31,7 @@ from ..settings import Settings, get_settings
 from .auth import CurrentUser
 from .auth_routes import install_access
 from .errors import describe_validation_error
+from .rag_routes import router as rag_router
 from .sessions_routes import router as sessions_router
 from .sse import encode_stream
 from .uploads import PATH as UPLOADS
@@ -96,6 +97,7 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
     access = install_access(app, settings)  # authentication, CSRF, CORS, per-user limits, /api/auth, /api/me
     app.include_router(uploads_router)  # tableqa's table uploads (own size limit: max_upload_bytes)
     app.include_router(sessions_router)  # the page's session list (rename, delete, transcript), views, favicon
+    app.include_router(rag_router)  # /api/rag/profile (the caller's own)
 
     @app.middleware("http")
     async def limit_body(request: Request, call_next: Any) -> Response:
