@@ -45,7 +45,8 @@ async def test_list_rename_delete_and_transcript(client: httpx.AsyncClient) -> N
 
     transcript = (await client.get(f"/api/agents/example/sessions/{first}/transcript", headers=ANN)).json()
     assert [(m["role"], m["text"]) for m in transcript["messages"]] == [
-        ("user", "name:Mina"), ("agent", "Hello Mina! Favourite colour?"), ("user", "teal"), ("agent", "Mina likes teal."),
+        ("user", "name:Mina"), ("agent", "Hello Mina! Favourite colour?"),
+        ("user", "teal"), ("agent", "Mina likes teal."),
     ]
 
     renamed = await client.patch(f"/api/agents/example/sessions/{first}", json={"title": "  Mina's   colours "},
@@ -78,7 +79,8 @@ async def test_list_rename_delete_and_transcript(client: httpx.AsyncClient) -> N
 async def test_a_subgraph_question_and_an_untitled_session(client: httpx.AsyncClient) -> None:
     empty = await session(client, "trip", ANN)
     asked = await session(client, "trip", ANN, "plan a trip")
-    listed = {s["session_id"]: s for s in (await client.get("/api/agents/trip/sessions", headers=ANN)).json()["sessions"]}
+    res = await client.get("/api/agents/trip/sessions", headers=ANN)
+    listed = {s["session_id"]: s for s in res.json()["sessions"]}
     assert listed[empty]["title"] == "" and listed[asked]["title"] == "plan a trip"
     messages = (await client.get(f"/api/agents/trip/sessions/{asked}/transcript", headers=ANN)).json()["messages"]
     assert messages[0] == {"role": "user", "text": "plan a trip", "at": messages[0]["at"]}
