@@ -13,7 +13,8 @@ def test_a_cut_result_counts_every_row() -> None:
     ctx = ToolContext(agent, "고객 목록")
     total = execute_tool("submit_sql", {"sql": "SELECT COUNT(*) AS n FROM customers"}, ctx).table["rows"][0][0]
     assert total > 50
-    result = execute_tool("submit_sql", {"sql": "SELECT customer_id, region_code FROM customers ORDER BY customer_id;"}, ctx)
+    sql = "SELECT customer_id, region_code FROM customers ORDER BY customer_id;"
+    result = execute_tool("submit_sql", {"sql": sql}, ctx)
     assert result.ok and result.table is not None
     assert len(result.table["rows"]) == 50 and result.table["truncated"] is True
     assert result.table["total_rows"] == total
