@@ -107,7 +107,12 @@ def market_artifacts(market: Mapping[str, Any] | None) -> list[Artifact]:
     if not market:
         return []
     out: list[Artifact] = []
-    if market.get("sql"):
+    if market.get("sql") and market.get("method") == "fallback":
+        fb = market.get("fallback") or {}
+        params = ", ".join(repr(p) for p in fb.get("params") or [])
+        out.append(SqlArtifact(title=f"시세 조회 (보조 SQL — text2sql이 답하지 못해 직접 조회, 매개변수 {params})",
+                               sql=market["sql"]))
+    elif market.get("sql"):
         out.append(SqlArtifact(title=f"시세 조회 (text2sql): {market['question']}", sql=market["sql"]))
     table = market.get("table")
     if table:

@@ -204,6 +204,8 @@ def _source_notes(sources: Sequence[Mapping[str, Any]]) -> list[str]:
     notes = []
     for s in sources:
         if s.get("kind") == "market":
+            if s.get("fallback"):
+                notes.append(f"※ {s['fallback']}.")
             if s.get("synthetic"):
                 notes.append("※ 시세 수치는 테스트용 합성(가상) 거래 데이터로 계산했습니다. 실제 시세가 아닙니다.")
             else:
