@@ -304,7 +304,7 @@ def test_rag_view_from_its_state(browser: Any, server: Any) -> None:
     assert errors == []
 
 
-def test_tableqa_page_without_the_uploads_route(browser: Any, server: Any) -> None:
+def test_tableqa_upload_control(browser: Any, server: Any) -> None:
     """The upload control shows only when the server has POST /api/uploads; without it the page works."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors = watch(page)
@@ -313,4 +313,15 @@ def test_tableqa_page_without_the_uploads_route(browser: Any, server: Any) -> No
                               ".paths['/api/uploads'])")
     page.wait_for_timeout(300)
     assert page.locator("#upload-box").is_visible() == has_route
+    if has_route:  # POST /api/uploads (INTERFACES.md): upload, pick it, and a new session takes it
+        page.set_input_files("#upload-file", files=[{"name": "부서.csv", "mimeType": "text/csv",
+                                                     "buffer": "부서,인원\n영업,12\n개발,30\n인사,5\n".encode()}])
+        page.wait_for_function("() => !document.querySelector('.upload-note').textContent.includes('올리는 중')",
+                               timeout=20_000)
+        assert "3행" in page.inner_text(".upload-note"), page.inner_text(".upload-note")
+        assert page.locator("#upload-list input[type=checkbox]:checked").count() == 1
+        page.click("#new-session")
+        page.wait_for_selector("#session-id:has-text('session')")
+        say(page, "인원이 가장 많은 부서는?", timeout=120_000)
+        assert page.locator(".msg.error").count() == 0
     assert errors == []
