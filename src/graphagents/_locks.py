@@ -31,7 +31,8 @@ from . import _loop
 from .errors import BusyError, ServiceUnavailableError, redact_url
 from .store import POSTGRES_PREFIXES
 
-__all__ = ["PostgresLocks", "RedisLocks", "SessionLocks", "SharedLocks", "TurnLock", "shared_locks_for"]
+__all__ = ["FileLocks", "PostgresLocks", "RedisLocks", "SessionLocks", "SharedLocks", "TurnLock", "session_locks_for",
+           "shared_locks_for"]
 
 
 class TurnLock:
@@ -229,6 +230,56 @@ class RedisLocks:
         await self._redis().ping()
 
 
+class FileLocks:
+    """POSIX record locks on one file beside a SQLite checkpointer: one byte per session (at a
+    62-bit hash of its key), so server processes on one machine share the file's sessions safely.
+    The kernel drops a dead process's locks. One descriptor stays open for the process's life
+    (closing any descriptor of the file would drop every lock this process holds on it)."""
+
+    name = "file"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._guard = threading.Lock()
+
+    def _file(self) -> int:
+        with self._guard:
+            if self._fd is None:
+                import os
+
+                os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            return self._fd
+
+    @staticmethod
+    def _offset(key: str) -> int:
+        return advisory_key(key) & ((1 << 62) - 1)
+
+    async def acquire(self, key: str, timeout: float) -> Any:
+        import fcntl
+
+        fd, offset = self._file(), self._offset(key)
+        deadline, pause = time.monotonic() + timeout, 0.002
+        while True:
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, offset)
+                return offset
+            except OSError:
+                if time.monotonic() >= deadline:
+                    raise _busy(timeout) from None
+            await asyncio.sleep(min(pause, max(deadline - time.monotonic(), 0)))
+            pause = min(pause * 2, 0.05)
+
+    async def release(self, key: str, token: Any) -> None:
+        import fcntl
+
+        fcntl.lockf(self._file(), fcntl.LOCK_UN, 1, token)
+
+    async def ping(self) -> None:
+        self._file()
+
+
 def _busy(waited: float) -> BusyError:
     return BusyError(f"this session is busy with another message (waited {waited:.0f} s); retry shortly",
                      scope="session", retry_after=max(1, round(waited / 4)))
@@ -239,8 +290,9 @@ _shared: dict[str, SharedLocks] = {}
 
 
 def shared_locks_for(checkpoint_url: str, cache_url: str | None, lease: float = 30.0) -> SharedLocks | None:
-    """The cross-process lock for a deployment: Postgres when the checkpointer is Postgres, else
-    Redis when the cache is, else none (one process owns its SQLite or memory checkpointer)."""
+    """The cross-process lock for a deployment: a Postgres advisory lock when the checkpointer is
+    Postgres, else Redis when the cache is, else a lock file beside a SQLite checkpointer (the
+    processes of one machine), else none (an in-memory checkpointer lives in one process)."""
     with _shared_guard:
         if checkpoint_url.startswith(POSTGRES_PREFIXES):
             key = f"pg:{checkpoint_url}"
@@ -250,6 +302,13 @@ def shared_locks_for(checkpoint_url: str, cache_url: str | None, lease: float = 
             key = f"redis:{cache_url}"
             if key not in _shared:
                 _shared[key] = RedisLocks(cache_url, lease)
+        elif checkpoint_url != "memory":
+            from .store import sqlite_path
+
+            path = f"{sqlite_path(checkpoint_url)}.turnlocks"
+            key = f"file:{path}"
+            if key not in _shared:
+                _shared[key] = FileLocks(path)
         else:
             return None
         return _shared[key]
@@ -270,46 +329,47 @@ def forget_shared() -> None:
 # -- the per-agent map ----------------------------------------------------------------------------
 
 
+_local_guard = threading.Lock()
+_local: dict[str, tuple[TurnLock, list[int]]] = {}
+"""The in-process lock of each thread id, for the whole process: every agent instance and the
+user-data eraser lock the same session the same way. An entry lives while someone holds or waits."""
+
+
 class SessionLocks:
-    """The turn locks of each session of one agent: in this process and, when ``shared`` is set,
-    across processes. ``wait`` bounds every wait (seconds); ``max_waiting`` bounds the messages
-    queued for one session in this process."""
+    """The turn locks of sessions: in this process and, when ``shared`` is set, across processes.
+    ``wait`` bounds every wait (seconds); ``max_waiting`` bounds the messages queued for one session
+    in this process."""
 
     def __init__(self, shared: SharedLocks | None = None, *, wait: float = 30.0, max_waiting: int = 8) -> None:
         self.shared = shared
         self.wait = wait
         self.max_waiting = max_waiting
-        self._guard = threading.Lock()
-        self._locks: dict[str, tuple[TurnLock, list[int]]] = {}
 
-    def __len__(self) -> int:
-        with self._guard:
-            return len(self._locks)
-
-    def __call__(self, session_id: str) -> TurnLock:
-        """The in-process lock of one session (kept in the map only while checked out)."""
-        with self._guard:
-            entry = self._locks.get(session_id)
-            return entry[0] if entry is not None else TurnLock()
+    @staticmethod
+    def active() -> int:
+        """Sessions held or waited for in this process (the size of the lock map)."""
+        with _local_guard:
+            return len(_local)
 
     def _checkout(self, key: str) -> TurnLock:
-        with self._guard:
-            entry = self._locks.get(key)
+        with _local_guard:
+            entry = _local.get(key)
             if entry is None:
-                entry = self._locks[key] = (TurnLock(), [0])
+                entry = _local[key] = (TurnLock(), [0])
             if entry[1][0] > self.max_waiting:
                 raise BusyError(f"{entry[1][0]} messages already wait for this session; retry after the reply",
                                 scope="queue", retry_after=2)
             entry[1][0] += 1
             return entry[0]
 
-    def _checkin(self, key: str) -> None:
-        with self._guard:
-            entry = self._locks.get(key)
+    @staticmethod
+    def _checkin(key: str) -> None:
+        with _local_guard:
+            entry = _local.get(key)
             if entry is not None:
                 entry[1][0] -= 1
                 if entry[1][0] <= 0:
-                    del self._locks[key]  # nobody holds or waits: the map does not grow with sessions
+                    del _local[key]  # nobody holds or waits: the map does not grow with sessions
 
     @contextlib.asynccontextmanager
     async def ahold(self, key: str) -> AsyncIterator[None]:
@@ -357,3 +417,9 @@ class SessionLocks:
                 lock.release()
         finally:
             self._checkin(key)
+
+
+def session_locks_for(settings: Any) -> SessionLocks:
+    """The session locks for a deployment's settings (what turns and the user-data eraser share)."""
+    shared = shared_locks_for(settings.resolved_checkpoint_url, settings.cache_url, settings.session_lock_lease)
+    return SessionLocks(shared, wait=settings.session_wait_seconds, max_waiting=settings.max_session_queue)

@@ -302,6 +302,12 @@ class Session:
         questions = self.questions
         return questions[0].text if questions else None
 
+    def _still_there(self) -> None:
+        """Checked with the turn lock held: a session erased while this message waited takes no turn
+        (its thread would otherwise come back with this turn's writes)."""
+        if self.agent.sessions.get(self.agent.name, self.id) is None:
+            raise UnknownSessionError(f"agent {self.agent.name!r} has no session {self.id!r}")
+
     def _validate(self, text: str) -> str:
         if not isinstance(text, str):
             raise InputError("message must be a string")
@@ -332,6 +338,7 @@ class Session:
         agent = self.agent
         graph = agent.graph
         with agent._locks.hold(self.thread_id):
+            self._still_there()
             turn = Turn(agent.spec, self.config, agent.step_cap)
             snapshot = graph.get_state(turn.config)
             try:
@@ -384,6 +391,7 @@ class Session:
         agent = self.agent
         graph = await agent.agraph()
         async with agent._locks.ahold(self.thread_id):
+            await asyncio.to_thread(self._still_there)
             put(STARTED)
             turn = Turn(agent.spec, self.config, agent.step_cap)
             snapshot = await graph.aget_state(turn.config)

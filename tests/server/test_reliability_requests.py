@@ -214,12 +214,12 @@ async def test_creating_an_existing_id_is_409_and_keeps_its_options(client: http
 
 
 async def test_the_lock_map_keeps_only_busy_sessions(client: httpx.AsyncClient) -> None:
-    app = client._transport.app  # type: ignore[attr-defined]
+    from graphagents._locks import SessionLocks
+
     for _ in range(5):
         sid = await new_session(client)
         await client.post(f"/api/agents/example/sessions/{sid}/messages", json={"text": "hi"})
-    agent = await app.state.pool.get("example")
-    assert len(agent._locks) == 0
+    assert SessionLocks.active() == 0
 
 
 def test_the_server_warms_up_at_start_and_readyz_says_so(example_spec: Any, tmp_path: Path) -> None:
