@@ -35,7 +35,7 @@ from ..runtime import Agent
 from ..settings import Settings, get_settings
 from .auth import CurrentUser
 from .auth_routes import install_access
-from .limits import Admission, BodyLimitMiddleware
+from .limits import Admission, BodyLimitMiddleware, MethodGuardMiddleware
 from .sse import encode_stream
 
 log = logging.getLogger("graphagents.server")
@@ -58,15 +58,18 @@ class ErrorBody(BaseModel):
     error: str = Field(description="one line that says what went wrong and what to do; never echoes the input")
 
 
+_ERROR_MEANING = {
+    400: "bad request", 401: "credentials missing or wrong", 403: "refused (CSRF, origin)",
+    404: "no such agent or session (for this user)", 405: "method not allowed",
+    409: "the session exists already, or stayed busy with another message (Retry-After)",
+    413: "request body over the limit", 422: "invalid input (one line)",
+    429: "too many requests or messages waiting for this session (Retry-After)",
+    503: "the server is saturated or a service is down (Retry-After)",
+}
+
+
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
-    meaning = {
-        400: "bad request", 404: "no such agent or session (for this user)", 405: "method not allowed",
-        409: "the session exists already, or stayed busy with another message (Retry-After)",
-        413: "request body over the limit", 422: "invalid input (one line)",
-        429: "too many requests or messages waiting for this session (Retry-After)",
-        503: "the server is saturated or a service is down (Retry-After)",
-    }
-    return {code: {"model": ErrorBody, "description": meaning[code]} for code in codes}
+    return {code: {"model": ErrorBody, "description": _ERROR_MEANING[code]} for code in codes}
 
 
 SSE_RESPONSE: dict[int | str, dict[str, Any]] = {
@@ -189,6 +192,7 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
     app.state.readiness, app.state.admission = readiness, admission
     access = install_access(app, settings)  # authentication, CSRF, CORS, per-user limits, /api/auth, /api/me
     app.state.body_limits = {}  # path prefix -> bytes, for routers that take larger bodies (uploads)
+    app.add_middleware(MethodGuardMiddleware, router=app.router)
     app.add_middleware(BodyLimitMiddleware, default=settings.max_body_bytes, limits=app.state.body_limits)
 
     @app.exception_handler(GraphAgentsError)
@@ -299,7 +303,41 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
 
     app.mount("/static", StaticFiles(directory=str(static_dir)), name="static")
     app.router.lifespan_context = _lifespan(readiness, pool, settings.warm_on_start)
+    _document_errors(app, access.enabled)
     return app
+
+
+API_ERRORS = (400, 401, 403, 404, 413, 422, 429, 503)
+"""What any ``/api/`` route may answer besides its own codes: the access middleware (401/403/429),
+the body limit (413), validation (422), a missing agent or session (404), a bad call (400), an
+outage or saturation (503). Listed in the schema so that clients (and schemathesis) can rely on it."""
+
+
+def _document_errors(app: FastAPI, access_required: bool) -> None:
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        spec = build()
+        spec.setdefault("components", {}).setdefault("schemas", {})["ErrorBody"] = ErrorBody.model_json_schema()
+        ref = {"$ref": "#/components/schemas/ErrorBody"}
+        for path, operations in spec.get("paths", {}).items():
+            if not path.startswith("/api/"):
+                continue
+            for operation in operations.values():
+                if not access_required and operation.get("security"):
+                    operation["security"] = [*operation["security"], {}]  # credentials optional: auth is off
+                responses = operation.setdefault("responses", {})
+                for code in API_ERRORS:
+                    responses.setdefault(str(code), {
+                        "description": _ERROR_MEANING.get(code, "error"),
+                        "content": {"application/json": {"schema": ref}},
+                    })
+        app.openapi_schema = spec
+        return spec
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _lifespan(readiness: Readiness, pool: AgentPool, warm: bool) -> Any:

@@ -14,14 +14,15 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterator, MutableMapping
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import BusyError
 
-__all__ = ["Admission", "BodyLimitMiddleware", "BodyTooLarge"]
+__all__ = ["Admission", "BodyLimitMiddleware", "BodyTooLarge", "MethodGuardMiddleware"]
 
 T = TypeVar("T")
 
@@ -83,11 +84,41 @@ class BodyLimitMiddleware:
             await _reject(send, 413, str(exc.detail))
 
 
-async def _reject(send: Send, status: int, message: str) -> None:
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+class MethodGuardMiddleware:
+    """405 with ``Allow`` for a method no route of that path takes, before authentication or any
+    header is looked at (a TRACE is a 405 whoever sends it)."""
+
+    def __init__(self, app: ASGIApp, router: Any) -> None:
+        self.app = app
+        self.router = router
+
+    def _routed(self, scope: Scope) -> bool:
+        """Some route takes this method on this path (or nothing takes the path: a 404 later)."""
+        partial = False
+        for route in self.router.routes:
+            match, _ = route.matches(scope)
+            if match is Match.FULL:
+                return True
+            partial = partial or match is Match.PARTIAL
+        return not partial
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self._routed(scope):
+            allowed = [m for m in _METHODS if m != scope["method"] and self._routed({**scope, "method": m})]
+            if allowed:
+                await _reject(send, 405, "method not allowed", [(b"allow", ", ".join(sorted(allowed)).encode())])
+                return
+        await self.app(scope, receive, send)
+
+
+async def _reject(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
     body = json.dumps({"error": message}).encode()
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-        (b"connection", b"close"),
+        (b"connection", b"close"), *(headers or []),
     ]})
     await send({"type": "http.response.body", "body": body})
 
