@@ -19,6 +19,7 @@ from starlette.routing import Mount, Route
 
 ROUTES = {
     ("GET", "/healthz"): "public: no user data",
+    ("GET", "/readyz"): "public: readiness, no user data",
     ("GET", "/"): "public: the page",
     ("MOUNT", "/static"): "public: static files",
     ("GET", "/openapi.json"): "public: the schema",

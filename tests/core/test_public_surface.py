@@ -9,11 +9,12 @@ import graphagents as ga
 from graphagents import artifacts, errors, events, privacy, registry, runtime, settings, steps, usage, userdata
 
 EXPECTED = [
-    "Agent", "AgentSpec", "Artifact", "BuildContext", "ChartArtifact", "CitationArtifact", "ConfigError",
+    "Agent", "AgentSpec", "Artifact", "BuildContext", "BusyError", "ChartArtifact", "CitationArtifact", "ConfigError",
     "DecisionEvent", "DocumentArtifact", "ErrorEvent", "Event", "FinalEvent", "GraphAgentsError", "InputError",
     "IntermediateTableArtifact", "MissingExtraError", "MissingKeyError", "ModelOutputError", "ModelRequestsBlocked",
     "ModelSetupError", "Question", "Reply", "RunError", "ServiceUnavailableError", "Session", "SessionContext",
-    "Settings", "SqlArtifact", "StateUpdateEvent", "StepEvent", "StepState", "TableArtifact", "TokenEvent",
+    "SessionExistsError", "Settings", "SqlArtifact", "StateUpdateEvent", "StepEvent", "StepState", "TableArtifact",
+    "TokenEvent",
     "ToolCallEvent", "ToolResultEvent", "UnknownAgentError", "UnknownProviderError", "UnknownSessionError", "Usage",
     "UsageError", "UsageSummary", "add_step_cap_node", "all_specs", "emit", "finish_when_low", "get_settings",
     "get_spec", "load", "register", "steps_low",
