@@ -79,10 +79,12 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
         synthetic = any(p.get("synthetic") for p in loans.get("products", []))
         sources.append({"kind": "loans", "synthetic": synthetic, "as_of": loans.get("as_of"),
                         "label": "대출 규제 규칙 파일(" + str(loans.get("as_of")) + " 기준)"
-                                 + (" + 합성(가상) 대출 상품" if synthetic else ""), "caveat": loans.get("caveat")})
+                                 + (" + 합성(가상) 대출 상품" if synthetic else ""), "caveat": loans.get("caveat"),
+                        "unverified": loans.get("unverified") or []})
     return {"intent": (state.get("planning_state") or {}).get("analyzed_intent") or {}, "laws": hits,
             "citations": citations, "market": market, "loans": loans, "analysis": analysis, "document": document,
             "missing": missing, "sources": sources, "teams_run": [r["id"] for r in runs],
+            "followup": (state.get("planning_state") or {}).get("followup"),
             "finish_reason": state.get("finish_reason") or "plan_complete"}
 
 
@@ -148,9 +150,9 @@ def analysis_artifacts(analysis: Mapping[str, Any] | None) -> list[Artifact]:
 def loan_artifacts(loans: Mapping[str, Any] | None) -> list[Artifact]:
     if not loans or not loans.get("limits"):
         return []
-    cols = ["kind", "amount_manwon", "numbers", "source", "date"]
-    return [TableArtifact(title="대출 한도 계산 (만원)", columns=cols,
-                          rows=[[lim[c] for c in cols] for lim in loans["limits"]])]
+    cols = ["kind", "amount_manwon", "numbers", "source", "date", "verification"]
+    return [TableArtifact(title="대출 한도 계산 (만원, 규칙 파일 기준 — 미검증 규칙 포함 시 추정치)", columns=cols,
+                          rows=[[lim.get(c, "unverified") for c in cols] for lim in loans["limits"]])]
 
 
 def document_artifacts(doc: Mapping[str, Any]) -> list[Artifact]:

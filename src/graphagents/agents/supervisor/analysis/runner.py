@@ -238,7 +238,8 @@ def _insight(c: Mapping[str, Any]) -> str:
     if kind == "jeonse_risk":
         return f"(보증금+선순위채권)/매매가 {r['ratio_pct']}% — 위험도 {r['level']}"
     if kind == "loan" and r.get("max_loan_manwon"):
-        return f"대출 가능 금액(규칙 기준) 최대 {format_manwon(r['max_loan_manwon'])}"
+        return (f"대출 가능 금액(규칙 파일 기준{' 추정, 미검증 규칙 포함' if r.get('unverified') else ''}) "
+                f"최대 {format_manwon(r['max_loan_manwon'])}")
     if kind == "damages" and r.get("lower_bound_manwon"):
         return f"손해배상액 하한(보증금 환산분 제외) {format_manwon(r['lower_bound_manwon'])}"
     return ""
