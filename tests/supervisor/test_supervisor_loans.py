@@ -56,6 +56,14 @@ def test_unverified_figures_are_estimates_in_the_answer_and_checked_ones_are_not
     assert "규칙상 최대 대출 가능 금액: 2억 5,000만원" in text and "미검증" not in text
 
 
+def test_without_price_or_income_a_products_ceiling_is_not_called_a_loan_amount(products) -> None:  # type: ignore[no-untyped-def]
+    from graphagents.agents.supervisor.offline.compose import _loan_lines
+
+    out = calculate(LoanQuery(), load_loan_rules(), products)
+    text = "\n".join(_loan_lines(out))
+    assert "상품 자체 상한" in text and "대출 가능 금액이 아닙니다" in text and "월 상환" not in text
+
+
 def test_level_payment_and_its_inverse_agree() -> None:
     pay = monthly_payment(40_000, 0.045, 30)
     assert round(pay, 1) == 202.7  # 4억, 4.5%, 30 years: about 202.7만원 a month

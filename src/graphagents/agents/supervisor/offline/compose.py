@@ -210,8 +210,13 @@ def _loan_lines(loans: Mapping[str, Any]) -> list[str]:
                            f"({loans['binding']} 기준, {area.get('label', '')}, {loans.get('buyer_label', '')}) — "
                            "공식 발표 원문과 대조하지 못한 규칙에 따른 추정치로, 확정된 한도가 아닙니다")
         for p in loans.get("products", [])[:3]:
-            out.append(f"- {p['name']}: {format_manwon(p['amount_manwon'])}, 연 {p['rate_annual']:.1%}, "
-                       f"{p['term_years']}년 월 상환 약 {format_manwon(int(p['monthly_payment_manwon']))}")
+            if loans.get("max_loan_manwon"):
+                out.append(f"- {p['name']}: {format_manwon(p['amount_manwon'])}, 연 {p['rate_annual']:.1%}, "
+                           f"{p['term_years']}년 월 상환 약 {format_manwon(int(p['monthly_payment_manwon']))}")
+            else:  # no regulatory limit could be computed: the product's own ceiling is not what one can borrow
+                out.append(f"- {p['name']}: 상품 자체 상한 {format_manwon(p['amount_manwon'])}, "
+                           f"연 {p['rate_annual']:.1%} "
+                           "(가격·소득을 몰라 규제 한도를 계산하지 못했으므로 대출 가능 금액이 아닙니다)")
     out += [f"  (가정: {a})" for a in loans.get("assumptions", [])]
     return out
 
@@ -223,7 +228,7 @@ def _source_notes(sources: Sequence[Mapping[str, Any]]) -> list[str]:
             if s.get("fallback"):
                 notes.append(f"※ {s['fallback']}.")
             if s.get("synthetic"):
-                notes.append("※ 시세 수치는 테스트용 합성(가상) 거래 데이터로 계산했습니다. 실제 시세가 아닙니다.")
+                notes.append("※ 시세 데이터는 테스트용 합성(가상) 거래 데이터입니다. 실제 시세가 아닙니다.")
             else:
                 notes.append(f"※ 시세 출처: {s.get('label')} ({s.get('url')})")
         elif s.get("kind") == "loans":
