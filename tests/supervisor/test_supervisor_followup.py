@@ -20,6 +20,7 @@ FIRST = "강남구 30평대 아파트 매매 시세 알려줘"
     ("59㎡는?", "강남구 59m2 아파트 매매 시세 알려줘", ["region", "property_type", "deal_type"]),
     ("그럼 대출은 얼마나 돼?", "강남구 30평대 아파트 매매 — 그럼 대출은 얼마나 돼?",
      ["region", "area", "property_type", "deal_type"]),
+    ("그럼 LTV는?", "강남구 30평대 아파트 매매 — 그럼 LTV는?", ["region", "area", "property_type", "deal_type"]),
 ])
 def test_a_follow_up_becomes_a_standalone_question(query: str, standalone: str, inherited: list[str]) -> None:
     out = rewrite(query, FIRST, extract_entities(FIRST))

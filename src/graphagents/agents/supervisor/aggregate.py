@@ -85,6 +85,7 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
             "citations": citations, "market": market, "loans": loans, "analysis": analysis, "document": document,
             "missing": missing, "sources": sources, "teams_run": [r["id"] for r in runs],
             "followup": (state.get("planning_state") or {}).get("followup"),
+            "english_gloss": (state.get("planning_state") or {}).get("english_gloss"),
             "finish_reason": state.get("finish_reason") or "plan_complete"}
 
 

@@ -10,6 +10,7 @@ from graphagents.events import DecisionEvent, emit
 from graphagents.llm import ask_json
 
 from ..context import SupervisorContext
+from ..offline.english import gloss
 from ..offline.entities import extract_entities
 from ..offline.followup import INHERITED_KEYS, rewrite
 from ..plan import DIRECT_INTENTS, INTENT_TYPES, SIMPLE_INTENTS, PlanOut, build_plan, merge_entities
@@ -56,6 +57,9 @@ def model_plan(ctx: SupervisorContext, query: str, entities: dict[str, Any],
 def make_planning(ctx: SupervisorContext) -> Any:
     def planning(state: MainSupervisorState) -> dict[str, Any]:
         query = state["query"]
+        english = gloss(query)
+        if english:  # the offline brain reads Korean: the question's real-estate words, glossed
+            query = f"{query} ({english})"
         last = state.get("last_context") or {}
         followup = rewrite(query, str(last.get("query") or ""), last.get("entities") or {}) if last else None
         if followup is not None:  # "그럼 전세는?": the previous question's conditions carry over, said openly
@@ -91,7 +95,8 @@ def make_planning(ctx: SupervisorContext) -> Any:
         return {"current_phase": "planning", "query": query,
                 "planning_state": {"analyzed_intent": intent, "execution_steps": steps, "method": method,
                                    **({"error": error} if error else {}),
-                                   **({"followup": followup} if followup else {})},
+                                   **({"followup": followup} if followup else {}),
+                                   **({"english_gloss": english} if english else {})},
                 "execution_plan": plan, "active_teams": teams, "plan_queue": tasks,
                 # what the next turn's follow-up may inherit; a turn without conditions keeps the older one
                 **({"last_context": {"query": query, "entities": context}} if context else {})}

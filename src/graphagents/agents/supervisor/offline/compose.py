@@ -118,10 +118,14 @@ def compose(query: str, agg: Mapping[str, Any]) -> str:
 
 def followup_note(agg: Mapping[str, Any]) -> str:
     """A follow-up says which earlier conditions it carried over (never silently)."""
+    out = ""
+    if agg.get("english_gloss"):
+        out += (f"(The statutes and data are Korean, so this answer is in Korean. 영어 질문의 핵심어를 "
+                f"「{agg['english_gloss']}」(으)로 읽었습니다.)\n\n")
     fu = agg.get("followup")
-    if not fu:
-        return ""
-    return f"(앞 질문의 조건({', '.join(fu['said'])})을 이어받아 「{fu['query']}」(으)로 이해했습니다.)\n\n"
+    if fu:
+        out += f"(앞 질문의 조건({', '.join(fu['said'])})을 이어받아 「{fu['query']}」(으)로 이해했습니다.)\n\n"
+    return out
 
 
 def _headline(kind: str) -> str:

@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .english import is_english
 from .entities import _COMPLEX, _DEAL, _PROPERTY, extract_entities
 from .lexicon import normalise
 
@@ -33,7 +34,7 @@ _SHORT = 14
 """A question this short (letters, no spaces) ending in "X는?" / "X면?" is elliptical by form."""
 _FILLER = re.compile(r"그럼|그러면|그렇다면|그런데|근데|그리고|같은 ?조건(으로|에서)?|동일한? ?조건(으로|에서)?|또|"
                      r"어때요?|어떻게 ?돼요?|어떤가요|얼마야|얼마예요|얼마|알려 ?줘|알려 ?주세요|은|는|이면|면|라면|"
-                     r"이라면|의 경우|인 경우|도|요|then|and|what about|how about|[?？.!,~\s]", re.I)
+                     r"이라면|의 경우|인 경우|도|요|then|and|what about|how about|[?？.!,~()\s]", re.I)
 _AMOUNT_LABEL = {"deposit": "보증금", "monthly_rent": "월세", "price": "매매가", "income": "연소득",
                  "senior_debt": "선순위 채권", "loan": "대출"}
 INHERITED_KEYS = ("region", "complex", "area", "property_type", "deal_type", "buyer")
@@ -68,8 +69,11 @@ def _spans(text: str, entities: Mapping[str, Any]) -> dict[str, str]:
 
 def _remainder(text: str, spans: Mapping[str, str]) -> str:
     """What the follow-up says beyond its entities and fillers ("" for "그럼 전세는?")."""
+    glossed = is_english(text) and bool(re.search(r"[가-힣]", text))
     for word in sorted(spans.values(), key=len, reverse=True):
         text = text.replace(word, " ")
+    if glossed:  # an English question's words are read through its Korean gloss
+        text = re.sub(r"[a-z]+", " ", text)
     return _FILLER.sub("", text)
 
 
