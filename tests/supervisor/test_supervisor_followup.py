@@ -3,6 +3,7 @@ only when their form says they are follow-ups, and the answer says what it carri
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +32,14 @@ def test_a_follow_up_becomes_a_standalone_question(query: str, standalone: str, 
                                    "마포구 59㎡ 아파트 전세가율이 어느 정도야?"])
 def test_a_new_question_is_not_a_follow_up(query: str) -> None:
     assert not is_followup(query) and rewrite(query, FIRST, extract_entities(FIRST)) is None
+
+
+def test_no_standalone_dev_query_reads_as_a_follow_up(dataset: Path) -> None:
+    import json
+
+    lines = (dataset / "dev" / "queries.jsonl").read_text("utf-8").splitlines()
+    queries = [json.loads(line)["query"] for line in lines]
+    assert len(queries) == 36 and [q for q in queries if is_followup(q)] == []
 
 
 def test_nothing_to_inherit_means_no_rewrite() -> None:
