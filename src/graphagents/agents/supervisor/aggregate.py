@@ -3,6 +3,7 @@ missing and where the data came from; and the typed artifacts the CLI and the pa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +18,9 @@ from graphagents.artifacts import (
 )
 
 MAX_LAW_CITATIONS = 3
+_PERMIT_AREA = re.compile(r"토지거래 ?허가|허가 ?구역")
+PERMIT_AREA_MISSING = ("토지거래허가구역 지정 현황(국토교통부·시도지사 지정 공고) — 데이터에 없어 "
+                       "해당 여부를 확인하지 않았습니다; 지정 공고로 확인하세요")
 EXTERNAL_HINTS = ("시행령", "시행규칙", "조례", "대통령령")
 
 
@@ -72,6 +76,8 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
     from .offline.compose import delegated_notes
 
     missing += [n for n in delegated_notes(str(state.get("query", "")), citations) if n not in missing]
+    if _PERMIT_AREA.search(str(state.get("query", ""))):  # a designation lives in public notices, not in our data
+        missing.append(PERMIT_AREA_MISSING)
     sources = []
     if market:
         sources.append(market.get("source") or {})
