@@ -267,17 +267,25 @@ class Session:
         with agent._locks(self.id).hold():
             turn = Turn(agent.spec, self.config, agent.step_cap)
             snapshot = graph.get_state(turn.config)
-            graph_input = turn.graph_input(snapshot, text, self._context(not snapshot.values))
             try:
-                chunks = graph.stream(graph_input, turn.config, stream_mode=STREAM_MODES, subgraphs=True)
-                for ns, mode, chunk in chunks:
-                    event = turn.event(ns, mode, chunk)
-                    if event is not None:
-                        yield event
+                if turn.cut_short(snapshot):  # finish what a crash interrupted before reading the text
+                    yield from self._events(turn, graph.stream(None, turn.begin(snapshot), stream_mode=STREAM_MODES,
+                                                               subgraphs=True))
+                    snapshot = graph.get_state(turn.config)
+                graph_input = turn.graph_input(snapshot, text, self._context(not snapshot.values))
+                chunks = graph.stream(graph_input, turn.begin(snapshot), stream_mode=STREAM_MODES, subgraphs=True)
+                yield from self._events(turn, chunks)
             except Exception as exc:  # the session must survive any bug in a node
                 yield turn.failed(exc, agent.name, self.id)
             config = self.config
             yield turn.final(graph.get_state(config), lambda: graph.get_state(config, subgraphs=True))
+
+    @staticmethod
+    def _events(turn: Turn, chunks: Iterator[Any]) -> Iterator[Event]:
+        for ns, mode, chunk in chunks:
+            event = turn.event(ns, mode, chunk)
+            if event is not None:
+                yield event
 
     def send(self, text: str) -> Reply:
         return Reply.from_events(list(self.stream(text)))
@@ -310,12 +318,17 @@ class Session:
         async with agent._locks(self.id).ahold():
             turn = Turn(agent.spec, self.config, agent.step_cap)
             snapshot = await graph.aget_state(turn.config)
-            graph_input = turn.graph_input(snapshot, text, self._context(not snapshot.values))
             try:
-                achunks = graph.astream(graph_input, turn.config, stream_mode=STREAM_MODES, subgraphs=True)
+                if turn.cut_short(snapshot):  # finish what a crash interrupted before reading the text
+                    recovery = graph.astream(None, turn.begin(snapshot), stream_mode=STREAM_MODES, subgraphs=True)
+                    async for ns, mode, chunk in recovery:
+                        if (event := turn.event(ns, mode, chunk)) is not None:
+                            put(event)
+                    snapshot = await graph.aget_state(turn.config)
+                graph_input = turn.graph_input(snapshot, text, self._context(not snapshot.values))
+                achunks = graph.astream(graph_input, turn.begin(snapshot), stream_mode=STREAM_MODES, subgraphs=True)
                 async for ns, mode, chunk in achunks:
-                    event = turn.event(ns, mode, chunk)
-                    if event is not None:
+                    if (event := turn.event(ns, mode, chunk)) is not None:
                         put(event)
             except Exception as exc:
                 put(turn.failed(exc, agent.name, self.id))

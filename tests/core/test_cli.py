@@ -159,3 +159,19 @@ def test_contract_errors_are_one_line(example_spec: Any, trip_spec: Any, monkeyp
     code, _, err = run_cli(monkeypatch, capsys, *args)
     lines = [line for line in err.splitlines() if line.strip()]
     assert code != 0 and len(lines) == 1 and needle in lines[0], err
+
+
+def test_every_eval_command_writes_a_report() -> None:
+    """Every registered agent's ``eval`` takes ``--report DIR`` (report.json + report.md), as the brief asks."""
+    import typer
+    from typer.main import get_command
+
+    from graphagents.registry import all_specs
+
+    evaluable = [s for s in all_specs().values() if s.eval_cli is not None]
+    assert {s.name for s in evaluable} >= {"slotfill", "text2sql"}
+    for spec in evaluable:
+        app = typer.Typer()
+        app.command()(spec.eval_cli())  # type: ignore[misc]
+        options = {opt for param in get_command(app).params for opt in param.opts}
+        assert "--report" in options, f"`graphagents eval {spec.name}` has no --report"

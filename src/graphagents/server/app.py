@@ -30,7 +30,10 @@ from ..runtime import Agent
 from ..settings import Settings, get_settings
 from .auth import CurrentUser
 from .auth_routes import install_access
+from .sessions_routes import router as sessions_router
 from .sse import encode_stream
+from .uploads import PATH as UPLOADS
+from .uploads import router as uploads_router
 
 log = logging.getLogger("graphagents.server")
 
@@ -90,11 +93,13 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
     pool = AgentPool(settings, agent_options or {})
     app.state.pool = pool
     access = install_access(app, settings)  # authentication, CSRF, CORS, per-user limits, /api/auth, /api/me
+    app.include_router(uploads_router)  # tableqa's table uploads (own size limit: max_upload_bytes)
+    app.include_router(sessions_router)  # the page's session list (rename, delete, transcript), views, favicon
 
     @app.middleware("http")
     async def limit_body(request: Request, call_next: Any) -> Response:
         length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > settings.max_body_bytes:
+        if length and length.isdigit() and int(length) > settings.max_body_bytes and request.url.path != UPLOADS:
             return _error(413, f"request body is {length} bytes; the limit is {settings.max_body_bytes}")
         return await call_next(request)  # type: ignore[no-any-return]
 

@@ -48,4 +48,6 @@ def build_graph(actx: AgentContext, ctx: BuildContext, brain: Brain | None = Non
 
 
 def build(ctx: BuildContext) -> Any:
-    return build_graph(AgentContext.open(ctx.options), ctx)
+    from .uploads import Uploads
+
+    return build_graph(AgentContext.open(ctx.options, uploads=lambda: Uploads(ctx.database)), ctx)
