@@ -28,6 +28,23 @@ def test_a_follow_up_becomes_a_standalone_question(query: str, standalone: str, 
     assert out is not None and out["query"] == standalone and out["inherited"] == inherited
 
 
+LOAN = "송파구 12억 아파트 사려는데 연봉 8천이면 대출 얼마나 돼?"
+
+
+@pytest.mark.parametrize(("previous", "query", "standalone"), [
+    ("전세 보증금 3억인데 갱신할 때 집주인이 최대 얼마까지 올릴 수 있어?", "그럼 5억이면?",
+     "전세 보증금 5억인데 갱신할 때 집주인이 최대 얼마까지 올릴 수 있어?"),  # a bare amount takes the old role
+    (LOAN, "연봉 1억이면?", "송파구 12억 아파트 사려는데 연봉 1억이면 대출 얼마나 돼?"),
+    (LOAN, "그럼 15억이면?", "송파구 15억 아파트 사려는데 연봉 8천이면 대출 얼마나 돼?"),
+    (LOAN, "생애최초면?", "생애최초 송파구 12억 아파트 사려는데 연봉 8천이면 대출 얼마나 돼?"),
+])
+def test_a_changed_amount_or_buyer_replaces_the_old_one(previous: str, query: str, standalone: str) -> None:
+    out = rewrite(query, previous, extract_entities(previous))
+    assert out is not None and out["mode"] == "elliptical" and out["query"] == standalone
+    amounts = extract_entities(out["query"])["amounts"]
+    assert len(amounts) == len(extract_entities(previous)["amounts"])  # replaced, not added
+
+
 @pytest.mark.parametrize("query", ["전세 계약 갱신청구권이 뭐야?", "보증금 반환 내용증명 써줘",
                                    "마포구 59㎡ 아파트 전세가율이 어느 정도야?"])
 def test_a_new_question_is_not_a_follow_up(query: str) -> None:
