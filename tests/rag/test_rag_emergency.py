@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from graphagents.agents.rag.emergency import EMERGENCY_KINDS, Emergency, detect_emergency, emergency_notice
+from graphagents.shared_data import find_shared
 
-DEV = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "medical" / "dev"
+DEV = find_shared("datasets/medical/dev", Path(__file__)) or Path("missing")
 EN_CALL = "call your local emergency number (119 in Korea, 911 in the US)"
 
 URGENT = [
@@ -58,6 +59,19 @@ URGENT = [
     ("I feel like ending it all", "suicide"),
     ("I took 20 Tylenol", "overdose"),
     ("He swallowed a whole bottle of pills", "overdose"),
+    ("It feels like an elephant is sitting on my chest", "chest_pain"),
+    ("I can't catch my breath", "breathing"),
+    ("My face is numb on one side", "stroke"),
+    ("I can't feel my left arm", "stroke"),
+    ("My speech is slurred", "stroke"),
+    ("I want to end it", "suicide"),
+    ("I've been cutting myself", "suicide"),
+    ("He's not waking up", "unconscious"),
+    ("I think I'm having anaphylaxis", "anaphylaxis"),
+    ("팔다리 한쪽이 저리고 힘이 없어요", "stroke"),
+    ("약을 먹고 나서 온몸에 두드러기가 나고 숨이 차요", "anaphylaxis"),
+    ("알레르기 쇼크가 왔어요", "anaphylaxis"),
+    ("가슴 통증이 30분째 계속돼요", "chest_pain"),
     ("I cannot breathe properly", "breathing"),
     ("crushing chest pain", "chest_pain"),
     ("I'm having chest pain right now", "chest_pain"),
@@ -108,6 +122,12 @@ ORDINARY = [
     "No trouble breathing",
     "suicide rates in Korea",
     "What is a choking hazard for toddlers?",
+    "How is anaphylaxis treated?",  # the name of an emergency in a general question
+    "아나필락시스 치료법은?",
+    "What are the warning signs of a heart attack?",
+    "심근경색 증상은 뭔가요?",
+    "흉통이 있을 때 무슨 검사를 하나요?",
+    "가슴이 아픈 건 아니에요",
     "오늘 일 다 끝내고 싶어요",
     "생선 가시가 목에 걸렸어요",
     "말이 안 되는 소리 하지 마세요",

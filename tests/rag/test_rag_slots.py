@@ -17,6 +17,7 @@ from graphagents.agents.rag.slots import (
     merge_profile,
     profile_summary,
 )
+from graphagents.shared_data import find_shared
 
 
 def _slots(text: str) -> dict[str, Any]:
@@ -79,6 +80,7 @@ EXTRACTION = [
     ("I am a 70-year-old woman", {"demographics": {"age": 70, "age_group": "older_adult", "sex": "female"}}),
     ("I'm pregnant", {"demographics": {"pregnant": True, "sex": "female"}}),
     ("I have a headache and a fever", {"symptoms": ["headache", "fever"]}),
+    ("My head hurts", {"symptoms": ["headache"]}),
     # everyday phrasing: frequencies without numbers, adverbs, inhalers, "put me on", "with"
     ("메트포르민 500mg 아침저녁으로 먹어요", {"medications": [_med("metformin", "500 mg", "하루 2회")]}),
     ("I take lisinopril 10 mg daily", {"medications": [_med("lisinopril", "10 mg", "하루 1회")]}),
@@ -169,6 +171,8 @@ NOT_THE_USERS = [
     "My doctor wants me on a statin",  # a plan, not a fact
     "When should I take metformin?",
     "어머니가 치매가 있으세요",
+    "열 날 때 타이레놀 먹어도 되나요?",  # a hypothetical fever
+    "머리가 아플 때 뭘 먹어야 하나요?",
     "안녕하세요",
     "",
 ]
@@ -181,7 +185,7 @@ def test_names_merely_asked_about_are_not_profile_facts(text: str) -> None:
     assert "age" not in update.demographics
 
 
-DEV = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "medical" / "dev" / "questions.jsonl"
+DEV = find_shared("datasets/medical/dev/questions.jsonl", Path(__file__)) or Path("missing")
 
 
 @pytest.mark.skipif(not DEV.exists(), reason="shared medical dev set not present")

@@ -11,6 +11,7 @@ import pytest
 
 from graphagents.agents.rag.slots import as_profile, empty_profile, question_signature
 from graphagents.cache import slot_signature
+from graphagents.shared_data import find_shared
 
 SAME = [
     ("타이레놀 500mg 하루 몇 번?", "타이레놀 500mg은 하루에 몇 번 먹어요?"),
@@ -35,6 +36,8 @@ SAME = [
     ("mucopolysaccharidosis type II은(는) 유전되나요?", "Is mucopolysaccharidosis type 2 inherited?"),
     ("타이레놀 매일 먹어도 되나요?", "타이레놀 하루 한 번 먹어도 되나요?"),
     ("메트포르민 아침저녁으로", "메트포르민 하루 두 번"),
+    ("두통에 타이레놀 먹어도 되나요?", "머리가 아플 때 타이레놀 먹어도 되나요?"),
+    ("열 날 때 타이레놀", "Tylenol for a fever"),
 ]
 
 
@@ -69,6 +72,7 @@ DIFFERENT = [
     ("위암 3기", "위암 4기"),
     ("성인 급성 골수성 백혈병 치료", "소아 급성 골수성 백혈병 치료"),
     ("3일째 열이 나요", "7일째 열이 나요"),  # any other number with its unit counts
+    ("두통에 타이레놀 먹어도 되나요?", "기침에 타이레놀 먹어도 되나요?"),  # the symptom it is taken for
 ]
 
 
@@ -110,9 +114,11 @@ def test_profile_conditions_count_for_drug_and_first_person_questions_only() -> 
     assert question_signature("제 혈압 목표치는 얼마여야 하나요?", PROFILE)["conditions"] == "chronic kidney disease"
     mine = question_signature("What should my blood pressure goal be?", PROFILE)
     assert mine["conditions"] == "chronic kidney disease"
-    # a general question does not
+    # a general question does not ("제2형" is no first person)
     general = question_signature("급성 림프구성 백혈병은 무엇인가요?", {"conditions": ["asthma"]})
     assert general["conditions"] == "acute lymphoblastic leukemia"
+    general = question_signature("제2형 당뇨병은 무엇인가요?", {"conditions": ["asthma"]})
+    assert general["conditions"] == "type 2 diabetes"
 
 
 def test_profile_pregnancy_counts() -> None:
@@ -141,7 +147,7 @@ def test_as_profile_keeps_a_profile_and_copies_it() -> None:
     assert as_profile(None) == empty_profile() == as_profile({})
 
 
-DEV = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "medical" / "dev" / "questions.jsonl"
+DEV = find_shared("datasets/medical/dev/questions.jsonl", Path(__file__)) or Path("missing")
 
 
 @pytest.mark.skipif(not DEV.exists(), reason="shared medical dev set not present")
@@ -151,3 +157,16 @@ def test_every_dev_question_has_the_same_signature_in_korean_and_english() -> No
     assert differ == []
     # and most of them name something the signature reads (the disease, a subtype ...)
     assert sum(1 for q in questions if question_signature(q["question"])) >= 120
+
+
+def test_an_interval_is_read_whole_or_not_at_all() -> None:
+    # the core's interval reader once matched inside a number: "1.5시간마다" read as every 5 h
+    assert question_signature("타이레놀 12시간마다")["doses"] == "12h"
+    assert "5h" not in question_signature("타이레놀 1.5시간마다").get("doses", "")
+
+
+def test_core_qualifiers_read_a_marker_before_a_korean_particle() -> None:
+    from graphagents.cache import qualifiers
+
+    assert qualifiers("neurofibromatosis type 1의 증상") == ["type 1"]
+    assert qualifiers("mucopolysaccharidosis type II은(는)") == ["type ii"]

@@ -21,10 +21,11 @@ from typing import Any
 import pytest
 
 from graphagents.agents.rag.slots import question_signature
+from graphagents.shared_data import find_shared
 
 HERE = Path(__file__).resolve().parent
 OURS = HERE / "data" / "dose_traps.jsonl"
-SHARED = HERE.parents[2] / "shared" / "datasets" / "medical" / "dev" / "cache_traps.jsonl"
+SHARED = find_shared("datasets/medical/dev/cache_traps.jsonl", HERE) or Path("missing")
 LANGUAGES = ("question", "question_ko")
 
 

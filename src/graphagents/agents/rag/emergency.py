@@ -55,10 +55,10 @@ _KO_STATES: dict[str, str] = {
         r"자해(?:하고싶|했|를했|충동)|(?:모든걸|모든것을|인생을|삶을)끝내(?:버리)?고싶|살이유가없|살아야할이유(?:가|를)?(?:없|모르)"
     ),
     "anaphylaxis": (
-        r"아나필락시스|알레르기쇼크|알러지쇼크|(?:혀|입술|입안)(?:이|가|도)?(?:퉁퉁|갑자기)?(?:부어|붓|부었)|"
+        r"(?:혀|입술|입안)(?:이|가|도)?(?:퉁퉁|갑자기)?(?:부어|붓|부었)|"
         r"(?<![손발])목(?:이|구멍이|안이)?(?:갑자기)?(?:조여|조이|막혀|붓고|부어서|부었는데)(?:서|고)?(?:숨|말이|침을)|"
-        r"(?:먹고|맞고|쏘이고|쏘인후|쏘인뒤|먹은후|먹은뒤|맞은후|맞은뒤|쏘였는데|먹었는데|맞았는데)(?:갑자기)?(?:온몸에|얼굴이)?"
-        r"(?:두드러기|숨이|목이|얼굴이부|입술이부)"
+        r"(?:먹고|맞고|쏘이고|쏘인후|쏘인뒤|먹은후|먹은뒤|맞은후|맞은뒤|쏘였는데|먹었는데|맞았는데|먹고나서|맞고나서|쏘이고나서)(?:갑자기)?(?:온몸에|얼굴이)?"
+        r"(?:두드러기|숨이|목이|얼굴이부|입술이부)|두드러기[가-힣]{0,6}(?:숨이|숨을|목이)"
     ),
     "stroke": (
         r"한쪽(?:팔|다리|팔다리|얼굴|몸|손|발|눈)(?:에|이|가|의|을)?(?:힘이)?(?:갑자기)?(?:빠|마비|저리|감각이없|안움직|"
@@ -66,6 +66,7 @@ _KO_STATES: dict[str, str] = {
         r"비뚤어|돌아갔|돌아가|마비)|(?<![주거끝한종반존혼속])말(?:이|을|도)?(?:갑자기)?(?:어눌|꼬여|꼬이|잘안나와|"
         r"안나와|안나오|제대로안나|제대로못|헛나와)|발음이(?:갑자기)?(?:어눌|꼬|이상)|혀가꼬|"
         r"갑자기(?:앞이안보|한쪽눈이안보|시야가|극심한두통|심한두통|머리가깨질|말이|한쪽)|벼락두통|머리가깨질것같|"
+        r"(?:팔|다리|팔다리|얼굴|몸)(?:가|이)?한쪽(?:이|만)?(?:저리|마비|힘이없|힘이빠|감각이없|안움직)|"
         r"(?:얼굴|몸)(?:의|이)?반쪽(?:이)?(?:마비|감각|안움직|처|힘이)|한쪽(?:눈)?이(?:갑자기)?안보|"
         r"뇌졸중(?:이온|같|인것같|증상이있|이에요|인가봐)|중풍(?:이온|같|인것같)"
     ),
@@ -109,10 +110,11 @@ _EN_STATES: dict[str, str] = {
         r"\bkill(?:ing)? myself\b|\bsuicid(?:al|e)\b(?!\s+(?:rates?|statistics|prevention (?:month|week)))|"
         r"\bend(?:ing)? my life\b|\bend(?:ing)? it all\b|\b(?:don't|do not) want to (?:live|be alive|wake up)\b|"
         r"\bself[- ]harm\b|"
-        r"\bhurt myself\b|\bbetter off dead\b|\bno reason to live\b"
+        r"\bhurt myself\b|\bbetter off dead\b|\bno reason to live\b|\b(?:want|wanna|going) to end it\b|"
+        r"\bcutting myself\b"
     ),
     "anaphylaxis": (
-        r"\banaphyla(?:xis|ctic)\b|\b(?:throat|tongue|lips?)\s+(?:is\s+|are\s+|feels?\s+)?(?:swelling|swollen|closing|"
+        r"\b(?:throat|tongue|lips?)\s+(?:is\s+|are\s+|feels?\s+)?(?:swelling|swollen|closing|"
         r"tight(?:ening)?)\b|\bswollen\s+(?:throat|tongue|lips?)\b|\ballergic reaction\b.*\b(?:breath|throat|swell)"
     ),
     "stroke": (
@@ -121,23 +123,27 @@ _EN_STATES: dict[str, str] = {
         r"\bsudden(?:ly)? (?:weakness|numbness|confusion|vision loss|severe headache|"
         r"trouble (?:speaking|seeing|walking))\b|"
         r"\bslurred speech\b|\bslurring (?:my |his |her )?(?:words|speech)\b|\bcan'?t (?:speak|talk) properly\b|"
-        r"\barm (?:is )?(?:weak|numb|drifting)\b|\bworst headache of my life\b|\bhaving a stroke\b|"
+        r"\barm (?:is )?(?:weak|numb|drifting)\b|\b(?:numb|weak|paralyzed)\b[^.?!]{0,20}\bone side\b|"
+        r"\bcan'?t (?:feel|move) my (?:left |right )?(?:arm|leg|face|hand)\b|\bspeech (?:is )?slurred\b|"
+        r"\bworst headache of my life\b|\bhaving a stroke\b|"
         r"\bstroke symptoms\b(?=.*\bnow\b)"
     ),
     "chest_pain": (
         r"\b(?:crushing|squeezing|severe|sharp|tight|heavy|stabbing)\s+(?:chest\s+)?(?:pain|pressure|tightness)\s+in\s+my\s+chest\b|"
         r"\b(?:crushing|squeezing|severe|sudden|sharp|stabbing)\s+chest\s+(?:pain|pressure|tightness)\b|"
         r"\bmy chest (?:hurts|is tight|feels tight|feels heavy|is killing me)\b|\bpressure (?:in|on) my chest\b|"
-        r"\bchest (?:pain|tightness) (?:spreading|radiating)\b|\bhaving a heart attack\b"
+        r"\bchest (?:pain|tightness) (?:spreading|radiating)\b|\bhaving a heart attack\b|\bsitting on my chest\b"
     ),
     "breathing": (
         r"\bcan'?t\s+breathe\b|\bcannot\s+breathe\b|\bcan not breathe\b|\bunable to breathe\b|"
-        r"\bstruggling to breathe\b|\bgasping for (?:air|breath)\b|\bchoking\b(?!\s+hazards?)|\bnot breathing\b|"
+        r"\bstruggling to breathe\b|\bcan'?t catch my breath\b|\bgasping for (?:air|breath)\b|"
+        r"\bchoking\b(?!\s+hazards?)|\bnot breathing\b|"
         r"\bstopped breathing\b|\b(?:lips|face) (?:are |is )?"
         r"(?:turning )?blue\b|\bsevere (?:shortness of breath|difficulty breathing)\b"
     ),
     "unconscious": (
-        r"\bunconscious\b|\bpassed out\b|\bunresponsive\b|\bwon'?t wake up\b|\bcollapsed\b|\blost consciousness\b|"
+        r"\bunconscious\b|\bpassed out\b|\bunresponsive\b|\bwon'?t wake up\b|\bnot waking up\b|\bcollapsed\b|"
+        r"\blost consciousness\b|"
         r"\bfainted\b"
     ),
     "seizure": r"\bhaving (?:a )?seizures?\b|\bseizing\b|\bconvulsing\b|\bseizure (?:won'?t stop|lasting)\b",
@@ -160,12 +166,14 @@ _KO_NAMES: dict[str, str] = {
     "stroke": r"편마비|안면마비|구음장애",
     "seizure": r"경련|발작",
     "overdose": r"독극물|음독",
+    "anaphylaxis": r"아나필락시스|알레르기쇼크|알러지쇼크|알레르기성쇼크",
 }
 _EN_NAMES: dict[str, str] = {
     "chest_pain": r"\bchest pain\b|\bchest tightness\b|\bchest pressure\b",
     "breathing": r"\b(?:difficulty|trouble) breathing\b|\bshortness of breath\b|\bshort of breath\b",
     "stroke": r"\bnumbness\b.*\bone side\b",
     "seizure": r"\bseizures?\b",
+    "anaphylaxis": r"\banaphyla(?:xis|ctic)(?: shock| reaction)?\b",
 }
 _KO_CURRENT = re.compile(
     r"(?:이|가|도)?(?:있어|있고|있는데|있습니다|와요|왔어|생겼|심해|심하|계속|시작|나타났|느껴|나요|났어|해요|했어|하고있)|"
@@ -184,7 +192,7 @@ _EN_INFO = re.compile(
     r"\bwhat does\b|\btypes of\b|\bstatistics\b|\bcost\b|\bprevent"
 )
 _KO_NEGATED_AFTER = re.compile(
-    r"[가-힣]{0,4}?(?:지않|진않|지는않|지도않|지않|않아|않습|않고|없어|없고|없습|없는|없음|아니|괜찮)"
+    r"[가-힣]{0,2}?(?:지않|진않|지는않|지도않|지않|않아|않습|않고|없어|없고|없습|없는|없음|아니|괜찮)"
 )
 _EN_NEGATION_BEFORE = re.compile(
     r"\b(?:no|not|don't|do not|didn't|never|without|denies|deny|isn't|aren't)\b[^.?!]{0,25}$"

@@ -311,13 +311,15 @@ def _demographics(low: str) -> dict[str, Any]:
 # Symptoms: (canonical, pattern of the noun, pattern of a predicate that states it)
 
 _SYMPTOMS: tuple[tuple[str, str, str], ...] = (
-    ("chest pain", r"흉통|가슴\s?통증|\bchest pain\b", r"가슴이?\s?(?:아파|아프|아픈|쥐어|답답|조여|뻐근|찌릿)"),
+    ("chest pain", r"흉통|가슴\s?통증|\bchest pain\b",
+     r"가슴이?\s?(?:아파|아프|아픈|아플|아팠|쥐어|답답|조여|뻐근|찌릿)"),
     ("headache", r"두통|\bheadaches?\b|\bmigraines?\b(?!\s+(?:type|familial))",
-     r"머리가?\s?(?:아파|아프|아픈|지끈|띵)|\bmy head hurts\b"),
+     r"머리가?\s?(?:아파|아프|아픈|아플|아팠|지끈|띵)|\bmy head hurts\b"),
     ("fever", r"발열|고열|미열|\bfever\b|\bfeverish\b",
-     r"열(?:이|은|도)\s?(?:나|났|있|없|올라|높|내렸|떨어)|열이\s?\d|몸이\s?뜨거"),
+     r"열(?:이|은|도)\s?(?:나|났|있|없|올라|높|내렸|떨어)|열이\s?\d|몸이\s?뜨거|"
+     r"(?<![가-힣])열\s?(?:나요|나고|나서|났|날\s?때|나는|나면|남)"),
     ("cough", r"기침|\bcough(?:ing)?\b", r"기침(?:을|이)?\s?(?:해|하|나|심)"),
-    ("sore throat", r"인후통|목\s?통증|\bsore throat\b", r"목이\s?(?:아파|아프|아픈|따가|칼칼|붓)"),
+    ("sore throat", r"인후통|목\s?통증|\bsore throat\b", r"목이\s?(?:아파|아프|아픈|아플|아팠|따가|칼칼|붓)"),
     ("runny nose", r"콧물|\brunny nose\b", r"콧물이\s?(?:나|흘)"),
     ("nasal congestion", r"코막힘|\b(?:stuffy nose|nasal congestion)\b", r"코가\s?막"),
     ("nausea", r"메스꺼움|구역질|구역감|오심|\bnause(?:a|ous)\b", r"속이\s?(?:메스껍|울렁|안\s?좋)|메스꺼워|울렁거"),
@@ -325,7 +327,7 @@ _SYMPTOMS: tuple[tuple[str, str, str], ...] = (
     ("diarrhea", r"설사|\bdiarrh(?:ea|oea)\b", r"설사(?:를|가)?\s?(?:해|하|나|계속)"),
     ("constipation", r"변비|\bconstipat(?:ion|ed)\b", r"변이\s?안\s?나|화장실을?\s?못"),
     ("abdominal pain", r"복통|배\s?통증|\b(?:abdominal pain|stomach ?ache|belly pain)\b",
-     r"배가\s?(?:아파|아프|아픈|쑤시)"),
+     r"배가\s?(?:아파|아프|아픈|아플|아팠|쑤시)"),
     ("heartburn", r"속쓰림|\bheartburn\b", r"속이\s?쓰"),
     ("dizziness", r"어지럼증|어지러움|현기증|\bdizz(?:y|iness)\b|\blightheaded\b",
      r"어지러(?:워|운|웠)|어지럽|핑\s?돌"),
@@ -334,8 +336,9 @@ _SYMPTOMS: tuple[tuple[str, str, str], ...] = (
     ("shortness of breath", r"호흡곤란|숨가쁨|\b(?:shortness of breath|short of breath|breathless)\b",
      r"숨이\s?(?:차|가쁘|막|안\s?쉬)|숨쉬기(?:가)?\s?(?:힘들|어렵)"),
     ("palpitations", r"두근거림|심계항진|\bpalpitations?\b|\bracing heart\b", r"가슴이\s?두근|심장이\s?(?:두근|빨리)"),
-    ("back pain", r"요통|허리\s?통증|\bback pain\b", r"허리가\s?(?:아파|아프|아픈|쑤시)"),
-    ("joint pain", r"관절통|관절\s?통증|\bjoint pain\b", r"(?:관절|무릎|손목|발목)이\s?(?:아파|아프|아픈|쑤시)"),
+    ("back pain", r"요통|허리\s?통증|\bback pain\b", r"허리가\s?(?:아파|아프|아픈|아플|아팠|쑤시)"),
+    ("joint pain", r"관절통|관절\s?통증|\bjoint pain\b",
+     r"(?:관절|무릎|손목|발목)이\s?(?:아파|아프|아픈|아플|아팠|쑤시)"),
     ("muscle pain", r"근육통|\b(?:muscle pain|muscle aches?|myalgia)\b", r"근육이\s?(?:아파|아프|쑤시)|몸살"),
     ("rash", r"발진|두드러기|\b(?:rash|hives)\b", r"두드러기가\s?(?:나|났)|발진이\s?(?:나|생)"),
     ("itching", r"가려움증|가려움|소양감|\bitch(?:ing|y)\b", r"가려(?:워|운|웠)|가렵"),
@@ -591,11 +594,11 @@ def extract_slots(text: str) -> SlotUpdate:
                 removals.append(("symptoms", name))
                 continue
             if english:
-                if named and _EN_FEEL.search(clause) and not _EN_NOT_MINE.search(clause):
+                if (stated or (named and _EN_FEEL.search(clause))) and not _EN_NOT_MINE.search(clause):
                     symptoms.append(name)
             elif _RELATIVES.search(clause):
                 continue  # "아들이 열이 나요": someone else's symptom
-            elif stated and not re.search(r"면|으면|원인|이유|뭐|무엇|왜", compact):
+            elif stated and not re.search(r"면|때|경우|원인|이유|뭐|무엇|왜", compact):
                 symptoms.append(name)  # "머리가 아파요": the predicate states it
             elif named and _KO_FEEL.search(compact) and not not_mine:
                 symptoms.append(name)  # "기침이 심해요": the noun with a cue
@@ -794,7 +797,7 @@ def profile_summary(profile: Mapping[str, Any] | None) -> str:
 # The cache signature
 
 _FIRST_PERSON = re.compile(
-    r"(?<![가-힣])(?:제가|저는|저도|제|저|내가|나는|내|저희)(?![가-힣])|(?<![가-힣])(?:제|내)\s|"
+    r"(?<![가-힣])(?:제가|저는|저도|제|저|내가|나는|내|저희)(?![가-힣\d])|"
     r"\b(?:i|i'm|i've|my|me|mine)\b"
 )
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9",
@@ -805,8 +808,8 @@ _KO_TYPE = re.compile(
 _KO_STAGE = re.compile(r"(\d)\s?기(?=[은는이가을를의에과와도]|\s|$)|(\d)\s?단계")
 
 
-# The core's ``qualifiers`` ends on \\b, which fails before a Korean particle ("type 1의": "1" and "의"
-# are both word characters); this one ends on an ASCII boundary.
+# Subtype markers with their spans (the core's ``qualifiers`` gives the values only); an ASCII boundary
+# at both ends, since "type 1의" has no \b between "1" and "의".
 _EN_QUALIFIER = re.compile(r"(?<![a-z0-9])(type|stage|grade|class|phase|step)\s+([ivx]+|[a-d]|\d+[a-c]?)(?![a-z0-9])")
 
 
@@ -868,16 +871,17 @@ def question_signature(text: str, profile: Mapping[str, Any] | None = None) -> d
     """What a cached answer to ``text`` depends on, as short canonical strings (only non-empty
     keys): ``drugs`` (canonical names), ``doses`` ("500mg", "2회/day", "8h"; 1 g == 1000 mg),
     ``measures`` (vitals and labs, unit-normalised), ``quantities`` (any other number with its
-    unit), ``subtype`` ("type 1", "stage 3"), ``conditions`` the question names, ``age_group`` (from
-    the text, else the profile), ``age`` (exact years, only for infants, children and adolescents
-    when a drug or dose is asked about: paediatric doses go by age), ``pregnant`` / ``breastfeeding``
-    (text, else profile).
+    unit), ``subtype`` ("type 1", "stage 3"), ``conditions`` and ``symptoms`` the question names
+    ("두통" == "머리가 아파요" == "headache"), ``age_group`` (from the text, else the profile), ``age``
+    (exact years, only for infants, children and adolescents when a drug or dose is asked about:
+    paediatric doses go by age), ``pregnant`` / ``breastfeeding`` (text, else profile).
 
     Profile conditions join ``conditions`` when the question names a drug or a dose (an answer about
     a drug depends on the user's conditions) or speaks in the first person ("제 혈압 목표치는?",
     "my blood pressure target"); a general question ("제1형 당뇨병은 무엇인가요?") does not depend on
     the profile's conditions. Wording, particles, spacing, question words, Korean or English drug
-    names and Korean number words do not change the signature."""
+    names and Korean number words do not change the signature. ``profile`` may be this module's
+    profile or a flat trap-file profile (``{"age": 9, "conditions": [...]}``, see :func:`as_profile`)."""
     low = fold(text or "")
     prof = as_profile(profile)
     demo = prof.get("demographics") or {}
@@ -927,4 +931,7 @@ def question_signature(text: str, profile: Mapping[str, Any] | None = None) -> d
         conditions.update(str(c) for c in prof.get("conditions") or [])
     if conditions:
         sig["conditions"] = ",".join(sorted(conditions))
+    symptoms = sorted({name for name, noun, predicate in _SYMPTOM_RE if noun.search(low) or predicate.search(low)})
+    if symptoms:
+        sig["symptoms"] = ",".join(symptoms)
     return sig
