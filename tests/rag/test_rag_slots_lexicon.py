@@ -85,6 +85,8 @@ FIND = [
     ("간암 환자", [("condition", "liver cancer")]),
     ("통풍이 있어요", [("condition", "gout")]),
     ("당뇨약", [("condition", "diabetes")]),
+    ("메트포르민 먹고 혈압은 140/90", [("drug", "metformin")]),  # "먹고 혈압" is no "고혈압"
+    ("어린이타이레놀", [("drug", "acetaminophen")]),
     ("", []),
 ]
 

@@ -114,14 +114,18 @@ class Lexicon:
                 continue
             best: tuple[int, TermKind, str] | None = None
             node, j = self._trie, i
+            # A match that starts inside a word may not skip a space: "먹고 혈압" is no "고혈압".
+            mid_word = i > 0 and is_hangul(low[i - 1]) and is_hangul(low[i])
+            skipped = False
             while j < n:
                 ch = low[j]
                 if ch in node:
                     node = node[ch]
                     j += 1
-                    if "" in node and _right_ok(low, i, j):
+                    if "" in node and _right_ok(low, i, j) and not (mid_word and skipped):
                         best = (j, *node[""])
                 elif ch in _OPTIONAL and j > i:
+                    skipped = skipped or ch.isspace()
                     j += 1
                 else:
                     break
