@@ -37,6 +37,13 @@ EXTRACTION = [
     ("육십오 세 여성", {"demographics": {"age": 65, "age_group": "older_adult", "sex": "female"}}),
     ("만 9세예요", {"demographics": {"age": 9, "age_group": "child"}}),
     ("임신 20주예요", {"demographics": {"pregnant": True, "sex": "female"}}),
+    # age ranges: the group only when every age in the range has the same one
+    ("70대 남성이에요", {"demographics": {"age_range": "70대", "age_group": "older_adult", "sex": "male"}}),
+    ("60대 여성입니다", {"demographics": {"age_range": "60대", "sex": "female"}}),
+    ("60대 후반이에요", {"demographics": {"age_range": "60대 후반", "age_group": "older_adult"}}),
+    ("육십대 초반 남자", {"demographics": {"age_range": "60대 초반", "age_group": "adult", "sex": "male"}}),
+    ("I am a woman in my late 60s",
+     {"demographics": {"age_range": "60대 후반", "age_group": "older_adult", "sex": "female"}}),
     ("임신 아니에요", {"demographics": {"pregnant": False}}),
     ("지금 모유 수유 중이에요", {"demographics": {"breastfeeding": True}}),
     # Korean conditions and medications
@@ -178,6 +185,7 @@ NOT_THE_USERS = [
     "My doctor wants me on a statin",  # a plan, not a fact
     "When should I take metformin?",
     "어머니가 치매가 있으세요",
+    "어머니가 70대세요",
     "열 날 때 타이레놀 먹어도 되나요?",  # a hypothetical fever
     "머리가 아플 때 뭘 먹어야 하나요?",
     "안녕하세요",
@@ -331,3 +339,14 @@ def test_merge_ignores_slots_of_the_wrong_type_in_a_stored_profile() -> None:
     profile = merge_profile(stored, extract_slots("당뇨 있어요"))
     assert profile["conditions"] == ["diabetes"] and profile["labs"] == {"ldl": "1"}
     assert profile["demographics"] == {}
+
+
+def test_an_age_and_an_age_range_replace_each_other() -> None:
+    profile = _merge("65세 남성")
+    profile = merge_profile(profile, extract_slots("70대예요"))
+    assert profile["demographics"] == {"sex": "male", "age_range": "70대", "age_group": "older_adult"}
+    assert profile_summary(profile) == "70대 남성"
+    profile = merge_profile(profile, extract_slots("60대예요"))
+    assert profile["demographics"] == {"sex": "male", "age_range": "60대"}  # no group: 60-69 spans two
+    profile = merge_profile(profile, extract_slots("정확히는 62세예요"))
+    assert profile["demographics"] == {"sex": "male", "age": 62, "age_group": "adult"}

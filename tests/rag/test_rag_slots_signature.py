@@ -30,6 +30,8 @@ SAME = [
     ("type 2 diabetes", "제2형당뇨병"),
     ("5살 아이 타이레놀", "다섯 살 어린이 타이레놀"),
     ("노인 졸피뎀", "어르신 스틸녹스"),
+    ("70대 졸피뎀", "칠십대 졸피뎀"),
+    ("60대 후반 졸피뎀", "in my late 60s, zolpidem"),
     ("메트포르민을 먹어요", "메트포르민 먹어요"),
     ("Glucophage", "metformin"),
     ("neurofibromatosis type 1의 증상", "symptoms of neurofibromatosis type 1"),  # a particle after "1"
@@ -59,6 +61,8 @@ DIFFERENT = [
     ("Can a child take aspirin?", "Can an adult take aspirin?"),
     ("신생아 타이레놀", "어린이 타이레놀"),
     ("5살 타이레놀 용량", "7살 타이레놀 용량"),  # a child's dose goes by age
+    ("60대 초반 졸피뎀", "60대 후반 졸피뎀"),  # adult vs older adult
+    ("60대 졸피뎀", "60대 후반 졸피뎀"),
     ("임신 중 이부프로펜", "이부프로펜"),
     ("수유 중 이부프로펜", "이부프로펜"),
     ("타이레놀 먹어도 되나요?", "이부프로펜 먹어도 되나요?"),

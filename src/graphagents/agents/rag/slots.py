@@ -283,6 +283,35 @@ def _ages(low: str) -> list[tuple[int, int, int]]:
     return sorted(found, key=lambda t: t[1])
 
 
+_SINO_TENS = {"이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "칠": 7, "팔": 8, "구": 9}
+_DECADE_KO = re.compile(
+    r"(?<![\d.가-힣])([1-9])0\s?대(?:\s?(초반|중반|후반))?|(?<![가-힣])([이삼사오육칠팔구])십\s?대(?:\s?(초반|중반|후반))?"
+)
+_DECADE_EN = re.compile(r"\b(?:in (?:my|his|her|their) )?(?:(early|mid|late)[- ])?([1-9])0s\b")
+_PARTS = {"초반": (0, 3), "early": (0, 3), "중반": (4, 6), "mid": (4, 6), "후반": (7, 9), "late": (7, 9)}
+_PART_KO = {"early": "초반", "mid": "중반", "late": "후반"}
+
+
+def _decades(low: str) -> list[tuple[str, str | None, int, int]]:
+    """("60대", "후반", start, end) for "60대 후반", "육십대", "in my late 60s"."""
+    found: list[tuple[str, str | None, int, int]] = []
+    for m in _DECADE_KO.finditer(low):
+        tens = int(m.group(1)) if m.group(1) else _SINO_TENS[m.group(3)]
+        found.append((f"{tens}0대", m.group(2) or m.group(4), m.start(), m.end()))
+    for m in _DECADE_EN.finditer(low):
+        part = _PART_KO.get(m.group(1) or "")
+        found.append((f"{m.group(2)}0대", part, m.start(), m.end()))
+    return sorted(found, key=lambda t: t[2])
+
+
+def _decade_group(decade: str, part: str | None) -> str | None:
+    """The age group of every age in "60대 후반" (older_adult), None when it spans two ("60대")."""
+    low_age = int(decade[:-1])
+    first, last = _PARTS.get(part or "", (0, 9))
+    groups = {age_group(low_age + first), age_group(low_age + last)}
+    return groups.pop() if len(groups) == 1 else None
+
+
 def _demographics(low: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for age, start, end in _ages(low):
@@ -292,6 +321,15 @@ def _demographics(low: str) -> dict[str, Any]:
         out["age"] = age
         out["age_group"] = age_group(age)
         break
+    if "age" not in out:
+        for decade, part, start, end in _decades(low):
+            if _RELATIVES.search(low[max(0, start - 12):end + 8]):
+                continue
+            out["age_range"] = f"{decade} {part}" if part else decade
+            group = _decade_group(decade, part)
+            if group:
+                out["age_group"] = group
+            break
     for pattern, sex in _SEX:
         m = pattern.search(low)
         if m and not _RELATIVES.search(low[max(0, m.start() - 8):m.end() + 6]):
@@ -693,6 +731,10 @@ def merge_profile(profile: Mapping[str, Any] | None, update: SlotUpdate) -> dict
         if value and isinstance(value, type(out[name])):
             out[name] = copy.deepcopy(value)
     demographics = _demographics_of(update.demographics or {})
+    if "age" in demographics or "age_range" in demographics:
+        # a new age or age range replaces the other and the group derived from it
+        for key in ("age", "age_range", "age_group"):
+            out["demographics"].pop(key, None)
     out["demographics"].update(demographics)
     if isinstance(demographics.get("age"), (int, float)) and "age_group" not in demographics:
         out["demographics"]["age_group"] = age_group(demographics["age"])
@@ -764,6 +806,8 @@ def profile_summary(profile: Mapping[str, Any] | None) -> str:
     who = []
     if demo.get("age") is not None:
         who.append(f"{demo['age']}세")
+    elif demo.get("age_range"):
+        who.append(str(demo["age_range"]))
     if demo.get("sex") in _SEX_KO:
         who.append(_SEX_KO[demo["sex"]])
     if demo.get("pregnant"):
@@ -901,6 +945,7 @@ def question_signature(text: str, profile: Mapping[str, Any] | None = None) -> d
     if measures:
         sig["measures"] = ",".join(f"{k}={v.replace(' ', '')}" for k, v in sorted(measures.items()))
     rest = _blank(low, [*((d.start, d.end) for d in doses), *measure_spans, *((a, b) for _, a, b in ages),
+                        *((a, b) for _, _, a, b in _decades(low)),
                         *subtype_spans, *((t.start, t.end) for t in terms)])
     others = [q for q in quantities(rest) if not re.fullmatch(r"\d+(?:\.\d+)?(?:형|기)", q)]
     if others:
@@ -908,8 +953,14 @@ def question_signature(text: str, profile: Mapping[str, Any] | None = None) -> d
     if subtypes:
         sig["subtype"] = ",".join(subtypes)
     group = next((g for pattern, g in _GROUP_WORDS if pattern.search(low)), None)
+    decades = _decades(low)
     if ages:
         group = age_group(ages[0][0])
+    elif decades:
+        decade, part = decades[0][0], decades[0][1]
+        group = _decade_group(decade, part)
+        if group is None:
+            sig["age_range"] = f"{decade} {part}" if part else decade
     elif group is None:
         if demo.get("age") is not None:
             group = age_group(float(demo["age"]))
