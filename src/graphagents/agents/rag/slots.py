@@ -456,6 +456,9 @@ _MEASURES = (
     _Measure("labs", "triglycerides", r"중성\s?지방|\btriglycerides?\b|\btg\b", "mg/dL", 10, 5000),
     _Measure("labs", "total_cholesterol", r"총\s?콜레스테롤|total\s+cholesterol|콜레스테롤|\bcholesterol\b",
              "mg/dL", 50, 800),
+    _Measure("labs", "postprandial_glucose",
+             r"식후\s?(?:\d\s?시간\s?)?혈당|\bpostprandial\s+(?:blood\s+)?(?:glucose|sugar)\b|"
+             r"\bafter[- ]meal\s+(?:blood\s+)?(?:glucose|sugar)\b", "mg/dL", 20, 1500),
     _Measure("labs", "glucose", r"(?<!공복)(?<!공복\s)혈당(?:\s?수치)?|blood\s+(?:glucose|sugar)|\bglucose\b|\bsugar\b",
              "mg/dL", 20, 1500),
     _Measure("labs", "creatinine", r"크레아티닌|\bcreatinine\b", "mg/dL", 0.1, 20),
@@ -484,6 +487,11 @@ _MEASURE_RE = [
 _BP = re.compile(
     r"(?:혈압|blood\s+pressure|(?<![a-z])bp(?![a-z]))(?!\s?약)[^\d\n.?!;]{0,14}?(\d{2,3})\s?(?:/|over|에|-|에서)\s?(\d{2,3})\s?(mmhg)?"
 )
+# "수축기 140 이완기 90", "최고혈압 140 최저혈압 90", "systolic 140, diastolic 90".
+_BP_PARTS = re.compile(
+    r"(?:수축기(?:\s?혈압)?|최고\s?혈압|\bsystolic(?:\s+(?:blood\s+)?pressure)?)[^\d\n]{0,6}?(\d{2,3})[^\d\n]{0,8}?"
+    r"(?:이완기(?:\s?혈압)?|최저\s?혈압|\bdiastolic(?:\s+(?:blood\s+)?pressure)?)[^\d\n]{0,6}?(\d{2,3})"
+)
 # Same length as the text, so spans stay valid: digits inside names would read as values.
 _DIGIT_NAMES = re.compile(r"hba1c|a1c|spo2")
 
@@ -493,7 +501,9 @@ def _measurements(low: str) -> tuple[dict[str, str], dict[str, str], list[tuple[
     vitals: dict[str, str] = {}
     labs: dict[str, str] = {}
     spans: list[tuple[int, int]] = []
-    for m in _BP.finditer(text):
+    for m in (*_BP_PARTS.finditer(text), *_BP.finditer(text)):
+        if any(a < m.end() and m.start() < b for a, b in spans):
+            continue
         sys_, dia = int(m.group(1)), int(m.group(2))
         if 50 <= sys_ <= 260 and 30 <= dia <= 160 and sys_ > dia:
             vitals["blood_pressure"] = f"{sys_}/{dia} mmHg"
@@ -776,7 +786,8 @@ def merge_profile(profile: Mapping[str, Any] | None, update: SlotUpdate) -> dict
 _SEX_KO = {"male": "남성", "female": "여성"}
 _VITALS_KO = {"blood_pressure": "혈압", "heart_rate": "맥박", "temperature": "체온", "weight": "체중", "height": "키",
               "oxygen_saturation": "산소포화도", "bmi": "BMI"}
-_LABS_KO = {"fasting_glucose": "공복혈당", "glucose": "혈당", "hba1c": "당화혈색소", "ldl": "LDL 콜레스테롤",
+_LABS_KO = {"fasting_glucose": "공복혈당", "postprandial_glucose": "식후혈당", "glucose": "혈당", "hba1c": "당화혈색소",
+            "ldl": "LDL 콜레스테롤",
             "hdl": "HDL 콜레스테롤", "total_cholesterol": "총콜레스테롤", "triglycerides": "중성지방",
             "creatinine": "크레아티닌", "egfr": "eGFR", "hemoglobin": "혈색소", "ast": "AST", "alt": "ALT",
             "tsh": "TSH"}
