@@ -111,6 +111,11 @@ EXTRACTION = [
     ("I weigh 180 pounds", {"vitals": {"weight": "180 lb"}}),
     ("LDL이 160이에요", {"labs": {"ldl": "160 mg/dL"}}),
     ("당뇨병 10년 됐어요", {"conditions": ["diabetes"]}),
+    # a drug allergy names the drug
+    ("페니실린 알레르기가 있어요", {"conditions": ["penicillin allergy"]}),
+    ("I'm allergic to penicillin", {"conditions": ["penicillin allergy"]}),
+    ("I have a penicillin allergy", {"conditions": ["penicillin allergy"]}),
+    ("알레르기 있어요", {"conditions": ["allergy"]}),
     ("65세 남성이고 당뇨가 있어요. 메트포르민 500mg을 하루 두 번 먹고 혈압은 140/90이에요.",
      {"demographics": {"age": 65, "age_group": "older_adult", "sex": "male"}, "conditions": ["diabetes"],
       "medications": [_med("metformin", "500 mg", "하루 2회")], "vitals": {"blood_pressure": "140/90 mmHg"}}),
@@ -155,6 +160,7 @@ NEGATIONS = [
     ("I gave up ibuprofen", [("medications", "ibuprofen")]),
     ("I'm not on metformin anymore", [("medications", "metformin")]),
     ("당뇨는 완치됐어요", [("conditions", "diabetes")]),
+    ("페니실린 알레르기 없어요", [("conditions", "penicillin allergy")]),
     ("My headache is gone", [("symptoms", "headache")]),
     ("I stopped metformin because of diarrhea", [("medications", "metformin")]),  # the diarrhea is no removal
     ("타이레놀 이제 안 먹어도 돼요", [("medications", "acetaminophen")]),
@@ -354,3 +360,7 @@ def test_an_age_and_an_age_range_replace_each_other() -> None:
     assert profile["demographics"] == {"sex": "male", "age_range": "60대"}  # no group: 60-69 spans two
     profile = merge_profile(profile, extract_slots("정확히는 62세예요"))
     assert profile["demographics"] == {"sex": "male", "age": 62, "age_group": "adult"}
+
+
+def test_a_drug_allergy_in_the_summary() -> None:
+    assert profile_summary(_merge("페니실린 알레르기가 있어요")) == "질환: 페니실린 알레르기"

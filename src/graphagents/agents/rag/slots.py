@@ -33,7 +33,7 @@ from typing import Any
 from graphagents.cache import quantities
 from graphagents.korean import Dose, fold, parse_doses, parse_number, tokenize
 
-from .lexicon import canonical_condition, canonical_drug, find_terms, korean_name
+from .lexicon import Term, canonical_condition, canonical_drug, find_terms, korean_name
 
 __all__ = [
     "SLOTS",
@@ -128,7 +128,8 @@ _KO_HAVE = re.compile(
 )
 _EN_HAVE = re.compile(
     r"\b(?:i have|i've|i had|i've had|i've got|i got|diagnosed|i suffer|suffering from|history of|living with|"
-    r"i'm diabetic|i am diabetic|i'm asthmatic|my|i was told i have|i also have|have had)\b|"
+    r"i'm diabetic|i am diabetic|i'm asthmatic|i'm allergic|i am allergic|my|i was told i have|i also have|"
+    r"have had)\b|"
     r"\b(?:i'm|i am|im)\b.*\bwith\b|^\s*(?:and\s+|also\s+)*(?:have|has|had)\b"
 )
 _KO_NOT_HAVE = re.compile(
@@ -575,6 +576,15 @@ def _negated_take(clause: str, english: bool) -> bool:
 # Extraction
 
 
+def _condition_of(term: Term, terms: list[Term]) -> str:
+    """A condition's canonical name; an allergy next to a drug is that drug's allergy: "페니실린
+    알레르기", "allergic to penicillin", "penicillin allergy" -> "penicillin allergy"."""
+    if term.canonical != "allergy":
+        return term.canonical
+    near = [t for t in terms if t.kind == "drug" and (0 <= term.start - t.end <= 3 or 0 <= t.start - term.end <= 4)]
+    return f"{near[0].canonical} allergy" if near else term.canonical
+
+
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
@@ -621,9 +631,9 @@ def extract_slots(text: str) -> SlotUpdate:
             negated = bool((_EN_NOT_HAVE if english else _KO_NOT_HAVE).search(clause if english else compact))
             has = bool((_EN_HAVE if english else _KO_HAVE).search(clause if english else compact))
             if negated:
-                removals.extend(("conditions", c.canonical) for c in conds)
+                removals.extend(("conditions", _condition_of(c, terms)) for c in conds)
             elif (has or took) and not not_mine:
-                conditions.extend(c.canonical for c in conds)
+                conditions.extend(_condition_of(c, terms) for c in conds)
             elif not english and not not_mine and _KO_TAKE.search(compact):
                 # "혈압약 먹어요", "당뇨약 복용 중": taking the condition's medicine states the condition.
                 conditions.extend(c.canonical for c in conds if c.surface.endswith("약") or low.startswith("약", c.end))
@@ -804,6 +814,8 @@ _SYMPTOMS_KO = {"chest pain": "흉통", "headache": "두통", "fever": "발열",
 
 
 def _ko(name: str) -> str:
+    if name.endswith(" allergy") and name != "allergy":
+        return f"{_ko(name.removesuffix(' allergy'))} 알레르기"
     return korean_name(name) or name
 
 
@@ -943,7 +955,7 @@ def question_signature(text: str, profile: Mapping[str, Any] | None = None) -> d
     sig: dict[str, str] = {}
     terms = find_terms(low)
     drugs = sorted({t.canonical for t in terms if t.kind == "drug"})
-    conditions = {t.canonical for t in terms if t.kind == "condition"}
+    conditions = {_condition_of(t, terms) for t in terms if t.kind == "condition"}
     doses = _doses(low)
     vitals, labs, measure_spans = _measurements(low)
     ages = _ages(low)
