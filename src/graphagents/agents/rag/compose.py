@@ -105,12 +105,17 @@ def covered(terms: Sequence[str], text: str) -> list[str]:
 
 
 def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceIndex, question_vector: np.ndarray,
-            *, intent: str = "moderate", extra_terms: Sequence[str] = ()) -> Composed:
-    """The extractive answer to ``question`` from ``docs`` (best first)."""
+            *, intent: str = "moderate", extra_terms: Sequence[str] = (),
+            gloss_vector: np.ndarray | None = None) -> Composed:
+    """The extractive answer to ``question`` from ``docs`` (best first). ``gloss_vector`` is the
+    embedding of the question's English gloss (the retrieval query: aspects and canonical names in
+    English); a sentence's similarity is the better of the two, which helps Korean questions."""
     korean = is_korean(question)
     focus = [*focus_terms(question), *(t for t in extra_terms if t)]
     topics = [t for t in focus if t not in _ASPECT_WORDS]
     sims = index.similarities(question_vector)
+    if gloss_vector is not None and len(sims):
+        sims = np.maximum(sims, index.similarities(gloss_vector))
     headings = [str(d.get("heading") or "") for d in docs]
     heading_sim = np.zeros(len(docs), np.float32)
     if any(headings) and index.embedder is not None:
