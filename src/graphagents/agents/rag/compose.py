@@ -89,7 +89,22 @@ class Composed:
     best_similarity: float = 0.0
 
 
+def _korean_forms(term: str) -> list[str]:
+    """How a Korean document says an English term: the lexicon's name of a drug or condition and
+    the glossary's Korean aspect words ("side effects" -> 부작용)."""
+    from .lexicon import korean_name
+    from .query import ASPECTS
+
+    forms = [ko for ko, english in ASPECTS.items() if term in english]
+    name = korean_name(term)
+    if name:
+        forms.append(name)
+    return forms
+
+
 def _contains(text: str, term: str) -> bool:
+    if is_korean(text) and any(form in text for form in _korean_forms(term)):
+        return True
     words = set(_WORD.findall(text.lower()))
     parts = _WORD.findall(term.lower())
     if not parts:
