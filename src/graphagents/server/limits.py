@@ -105,8 +105,16 @@ class MethodGuardMiddleware:
             partial = partial or match is Match.PARTIAL
         return not partial
 
+    @staticmethod
+    def _preflight(scope: Scope) -> bool:
+        """A CORS preflight: the CORS middleware inside answers it (or refuses the origin)."""
+        if scope["method"] != "OPTIONS":
+            return False
+        names = {name for name, _ in scope.get("headers", ())}
+        return b"origin" in names and b"access-control-request-method" in names
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self._routed(scope):
+        if scope["type"] == "http" and not self._preflight(scope) and not self._routed(scope):
             allowed = [m for m in _METHODS if m != scope["method"] and self._routed({**scope, "method": m})]
             if allowed:
                 await _reject(send, 405, "method not allowed", [(b"allow", ", ".join(sorted(allowed)).encode())])
