@@ -215,3 +215,14 @@ def test_sessions_may_only_name_their_users_uploads() -> None:
         "Which department has the most employees, and what is its budget?")
     assert values(reply) == ["Defense", "439.3"]
     assert agent.session(None, tables=[stored]).send("How many?").state["status"] == "error"  # anonymous: not theirs
+
+
+def test_intermediate_tables_come_with_the_reply_as_artifacts() -> None:
+    reply = ask("Which department has the most employees, and what is its budget?")
+    kinds = [a.kind for a in reply.artifacts]
+    assert kinds == ["intermediate_table"] * len(reply.state["intermediate_tables"]) and kinds
+    first, last = reply.artifacts[0].to_dict(), reply.artifacts[-1].to_dict()
+    assert first["step"].startswith("1: Retrieve[") and first["total_rows"] == 1
+    assert last["columns"] == ["Name", "Budget_in_Billions"] and last["rows"] == [["Defense", 439.3]]
+    table = ask("How many?", _chain_model()).artifacts
+    assert [a.kind for a in table][-1] == "table"  # Finish[df]: the answer table too
