@@ -124,7 +124,9 @@ def test_step_cap_returns_the_best_supported_answer() -> None:
     plans = ["Action: Calculate[2 + 3]"] + ["Action: Retrieve[rows]"] * 10
     reply = ask("Sum?", scripted(plans, lambda _: "new_table = df.head(2)"), max_steps=3)
     assert reply.state["status"] == "budget" and values(reply) == ["5"]
-    assert len(reply.state["steps"]) == 3 and "단계 한도" in reply.text
+    assert len(reply.state["steps"]) == 3 and "Answer (step limit reached): 5" in reply.text
+    korean = ask("합은?", scripted(plans, lambda _: "new_table = df.head(2)"), max_steps=3)
+    assert korean.text.startswith("답 (단계 한도 도달): 5") and "\n단계:\n" in korean.text
 
 
 def test_unparsable_planner_output_gets_a_format_note() -> None:
