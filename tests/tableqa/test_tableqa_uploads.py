@@ -192,3 +192,19 @@ def test_erasing_a_user_erases_their_uploads(tmp_path: Path) -> None:
     agent = ga.load("tableqa", settings=settings)
     reply = agent.session(None, user_id="carol-tq", tables=[uploads.list("dave-tq")[0].id]).send("How many?")
     assert reply.state["status"] == "error" and "no uploaded table" in reply.text
+
+
+def test_a_session_whose_upload_was_deleted_says_so(tmp_path: Path) -> None:
+    from graphagents.agents.tableqa.uploads import Uploads
+    from graphagents.store import database_for
+
+    settings = Settings(data_dir=tmp_path)
+    uploads = Uploads(database_for(settings.resolved_database_url))
+    data = Path(DEPARTMENT).read_bytes().replace(b"Defense", b"Defence")  # content of its own: its own id
+    mine = uploads.add("erin-tq", "department.csv", data)
+    session = ga.load("tableqa", settings=settings).session(None, user_id="erin-tq", tables=[mine.id])
+    first = session.send("Which department has the most employees, and what is its budget?")
+    assert first.state["answer"] == ["Defence", "439.3"]
+    uploads.delete("erin-tq", mine.id)
+    second = session.send("Which department has the fewest employees?")
+    assert second.state["status"] == "error" and "was deleted" in second.text and "\n" not in second.state["reason"]

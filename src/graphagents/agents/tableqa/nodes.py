@@ -85,8 +85,13 @@ class Nodes:
             "tables_used": [],
             "reason": "",
         }
-        if state.get("original_tables"):
-            return fresh  # loaded on the session's first question, never rewritten
+        if state.get("original_tables"):  # loaded on the session's first question, never rewritten
+            gone = [t["name"] for t in state["original_tables"] if t["id"] not in self.actx.store]
+            if gone:
+                reason = (f"표 {gone[0]!r}이(가) 삭제되어 더 이상 없습니다; 새 세션을 시작하세요 "
+                          f"(table {gone[0]!r} was deleted: start a new session with your tables).")
+                return {**fresh, "status": "error", "reason": reason}
+            return fresh
         session_sources = [str(s) for s in state.get("session_options", {}).get("tables") or []]
         if not session_sources and not self.actx.options.tables:
             return {**fresh, "status": "declined", "reason": "표가 없습니다. --table 파일.csv 로 표를 주세요 "
