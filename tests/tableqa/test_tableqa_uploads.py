@@ -208,3 +208,14 @@ def test_a_session_whose_upload_was_deleted_says_so(tmp_path: Path) -> None:
     uploads.delete("erin-tq", mine.id)
     second = session.send("Which department has the fewest employees?")
     assert second.state["status"] == "error" and "was deleted" in second.text and "\n" not in second.state["reason"]
+
+
+async def test_uploads_per_user_are_capped(client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphagents.agents.tableqa import uploads as module
+
+    monkeypatch.setattr(module, "MAX_UPLOADS_PER_USER", 2)
+    for i in range(2):
+        assert (await upload(client, f"t{i}.csv", f"a\n{i}\n".encode())).status_code == 201
+    res = await upload(client, "t3.csv", b"a\n3\n")
+    assert res.status_code == 422 and "delete some" in res.json()["detail"]
+    assert (await upload(client, "t3.csv", b"a\n3\n", headers=BOB)).status_code == 201  # per user
