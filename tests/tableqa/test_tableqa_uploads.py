@@ -169,6 +169,8 @@ async def test_a_session_answers_over_uploaded_tables(client: httpx.AsyncClient)
     assert state["answer"] == ["Defense", "439.3"]
     assert [t["name"] for t in state["original_tables"]] == ["department", "heads"]
     assert state["intermediate_tables"] and state["tables_used"] == ["department"]
+    shown = [a for a in final["artifacts"] if a["kind"] == "intermediate_table"]  # what the page draws
+    assert len(shown) == len(state["intermediate_tables"]) and shown[-1]["rows"] == [["Defense", 439.3]]
     res = await client.post("/api/agents/tableqa/sessions", json={"options": {"tables": ["/etc/passwd"]}},
                             headers=ALICE)
     assert res.status_code == 422 and "not an uploaded table id" in res.json()["error"]
