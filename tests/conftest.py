@@ -28,6 +28,8 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["GRAPHAGENTS_DATA_DIR"] = data_dir
     for var in ("GRAPHAGENTS_LLM", "GRAPHAGENTS_CHECKPOINT_URL", "GRAPHAGENTS_DATABASE_URL", "GRAPHAGENTS_CACHE_URL"):
         os.environ.pop(var, None)
+    # Servers the tests start build agents on demand; the reliability tests turn warming on themselves.
+    os.environ["GRAPHAGENTS_WARM_ON_START"] = "false"
     from graphagents.testing import forbid_model_requests
 
     forbid_model_requests()  # checked at request time: a hand-built provider model fails too
@@ -88,7 +90,8 @@ def redis_url() -> str:
 @pytest.fixture(scope="session")
 def defog_csv() -> Path:
     """../shared/datasets/defog/questions_dev_postgres.csv: beside the repository here and in CI."""
-    from graphagents.agents.text2sql.eval import DEFOG_DEV, find_shared
+    from graphagents.agents.text2sql.eval import DEFOG_DEV
+    from graphagents.shared_data import find_shared
 
     path = find_shared(DEFOG_DEV)
     if path is None:

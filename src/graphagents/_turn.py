@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("graphagents")
 
 STREAM_MODES: list[StreamMode] = ["custom", "tasks"]
+RUN_START_KEY = "ga_run_start"
+"""Checkpoint metadata: the step the run that wrote the checkpoint started from."""
 CAP_REPLY = "죄송합니다. 이번 요청은 처리 단계가 너무 많아 여기서 마무리했어요. 다시 말씀해 주시겠어요?"
 ERROR_REPLY = "죄송합니다. 처리 중 문제가 생겨 이번 요청을 마치지 못했어요. 잠시 후 다시 시도해 주세요."
 
@@ -79,6 +82,28 @@ class Turn:
         self.steps = 0
         self.failure: str | None = None
 
+    def begin(self, snapshot: StateSnapshot) -> RunnableConfig:
+        """The config of a run that starts at ``snapshot``: its checkpoints carry the step this run
+        started from, so a later turn can tell a run cut short by the step cap from a crashed one."""
+        step = (snapshot.metadata or {}).get("step")
+        start = step if isinstance(step, int) else -1
+        return {**self.config, "metadata": {**(self.config.get("metadata") or {}), RUN_START_KEY: start}}
+
+    def cut_short(self, snapshot: StateSnapshot) -> bool:
+        """True when a crash stopped the last run between steps: the checkpoint still has tasks (run
+        or with their writes saved but not yet applied: ``snapshot.next`` omits those), nobody waits
+        for the user, no task failed and the run did not end at the step cap.
+
+        Such a run holds writes the user may already have seen (a node's ``state_update``) that a
+        new run would discard; the turn finishes it before the user's text is applied."""
+        if not snapshot.tasks or snapshot.interrupts:
+            return False
+        if any(task.error is not None for task in snapshot.tasks):
+            return False  # a node failed: that turn ended with an error event, nothing to finish
+        meta = snapshot.metadata or {}
+        start, step = meta.get(RUN_START_KEY), meta.get("step")
+        return not (isinstance(start, int) and isinstance(step, int) and step - start >= self.step_cap - 1)
+
     def graph_input(self, snapshot: StateSnapshot, text: str, ctx: SessionContext) -> Any:
         """Resume the first pending question (by id when several wait), or start a run."""
         if snapshot.interrupts:
@@ -98,8 +123,9 @@ class Turn:
             if "input" in chunk:
                 return StepEvent(chunk["name"], "start", namespace=readable(ns))
             self.steps += 1
-            err = chunk.get("error")
-            return StepEvent(chunk["name"], "end", None if err is None else str(err), namespace=readable(ns))
+            err = chunk.get("error")  # the exception's type only: its text goes to the log, not to clients
+            return StepEvent(chunk["name"], "end", None if err is None else type(err).__name__,
+                             namespace=readable(ns))
         return None
 
     def failed(self, exc: Exception, agent: str, session_id: str) -> ErrorEvent:
@@ -107,10 +133,12 @@ class Turn:
             self.failure = CAP_REPLY
             return ErrorEvent(f"step cap of {self.step_cap} reached; the turn was ended", code="step_cap")
         self.failure = ERROR_REPLY
-        if isinstance(exc, GraphAgentsError):
+        if isinstance(exc, GraphAgentsError):  # our own one-line messages, written for the user
             return ErrorEvent(str(exc), code=type(exc).__name__)
-        log.error("agent %s session %s failed", agent, session_id, exc_info=exc)
-        return ErrorEvent(f"internal error: {type(exc).__name__}: {exc}", code="internal")
+        ref = uuid.uuid4().hex[:8]
+        log.error("agent %s session %s failed (ref %s)", agent, session_id, ref, exc_info=exc)
+        # The exception's text stays in the server log: it may hold internals or the user's input.
+        return ErrorEvent(f"internal error (ref {ref}); the server log has the details", code="internal")
 
     def final(self, snapshot: StateSnapshot, deep: Callable[[], StateSnapshot] | None = None) -> FinalEvent:
         values = snapshot.values or {}

@@ -225,8 +225,14 @@ def serve(
     insecure: Annotated[
         bool, typer.Option("--insecure", help="serve without authentication on a non-loopback address")
     ] = False,
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, max=64,
+                          help="server processes on one port (share a Postgres checkpointer and Redis; see docs)")
+    ] = 1,
 ) -> None:
     """Start the HTTP API and the web page."""
+    import os
+
     import uvicorn
 
     from .._options import validate_options
@@ -254,8 +260,24 @@ def serve(
     h, p = host or settings.host, port or settings.port
     check_exposure(h, insecure)
     check_port_free(h, p)
-    err_console.print(f"graphagents on http://{h}:{p}  (LLM: {settings.llm})")
-    uvicorn.run(create_app(settings, agent_options), host=h, port=p, log_level="warning")
+    if workers == 1:
+        err_console.print(f"graphagents on http://{h}:{p}  (LLM: {settings.llm})")
+        uvicorn.run(create_app(settings, agent_options), host=h, port=p, log_level="warning")
+        return
+    from ..server.worker import CONFIG_VAR, serve_config
+
+    update = {"llm": settings.llm, "models": settings.models}
+    os.environ[CONFIG_VAR] = serve_config(update, agent_options)  # the spawned workers read it
+    err_console.print(f"graphagents on http://{h}:{p}  ({workers} workers, LLM: {settings.llm}, "
+                      f"checkpoints: {_describe_store(settings.resolved_checkpoint_url)})")
+    uvicorn.run("graphagents.server.worker:create_worker_app", factory=True, host=h, port=p, workers=workers,
+                log_level="warning")
+
+
+def _describe_store(url: str) -> str:
+    from ..errors import redact_url
+
+    return redact_url(url) if "://" in url and not url.startswith("sqlite") else url
 
 
 def check_exposure(host: str, insecure: bool) -> None:

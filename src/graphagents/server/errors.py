@@ -47,8 +47,19 @@ def describe_validation_error(exc: RequestValidationError) -> str:
     first = errors[0]
     if first.get("type") == "json_invalid":
         return describe_json_error(first, getattr(exc, "body", None))
-    where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-    return f"{where or 'body'}: {first.get('msg', 'invalid')}"
+    return f"{field_path(first.get('loc')) or 'body'}: {first.get('msg', 'invalid')}"
 
 
-__all__ = ["describe_json_error", "describe_validation_error"]
+def field_path(loc: Sequence[Any] | None) -> str:
+    """The field an error is about, from names only: keys the client invented are shown short, so
+    an error never echoes the input back."""
+    parts = []
+    for part in loc or ():
+        if part == "body":
+            continue
+        text = str(part)
+        parts.append(text if len(text) <= 40 and text.isprintable() else "<field>")
+    return ".".join(parts)
+
+
+__all__ = ["describe_json_error", "describe_validation_error", "field_path"]

@@ -67,7 +67,9 @@ def artifacts(values: Mapping[str, Any]) -> list[Artifact]:
         out.append(SqlArtifact(sql=sql))
     table = values.get("table")
     if isinstance(table, Mapping) and table.get("columns"):
-        out.append(TableArtifact(columns=list(table["columns"]), rows=list(table.get("rows") or [])))
+        total = table.get("total_rows")
+        out.append(TableArtifact(columns=list(table["columns"]), rows=list(table.get("rows") or []),
+                                 total_rows=total if isinstance(total, int) else None))
     return out
 
 
