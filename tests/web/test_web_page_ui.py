@@ -66,7 +66,9 @@ KOREAN_GLYPHS = """async () => {
         return Array.from(g.getImageData(0, 0, 64, 64).data.filter((_, i) => i % 4 === 3)).join(",");
     };
     const page = getComputedStyle(document.querySelector(".msg.agent")).fontFamily;
+    const faces = async (text) => (await document.fonts.load("16px 'Noto Sans KR'", text)).length;
     return {
+        faces: [await faces("가"), await faces("㎡"), await faces("①")],
         check: document.fonts.check("16px 'Noto Sans KR'", "안녕하세요"),
         family: page,
         // tofu draws every character as the same box; real glyphs differ from each other and from it
@@ -100,6 +102,7 @@ def test_slotfill_checklist_korean_screens_and_accessibility(browser: Any, serve
     glyphs = page.evaluate(KOREAN_GLYPHS)
     assert glyphs["family"].startswith('"Noto Sans KR"')
     assert glyphs["check"] and glyphs["distinct"] and glyphs["notTofu"], glyphs
+    assert all(n >= 1 for n in glyphs["faces"]), glyphs  # bundled faces cover Hangul and its symbols (㎡, ①)
     assert glyphs["fallbackIsTofu"], "this machine has a CJK font: the tofu check proves nothing here"
 
     # the newest bubble is in view, whole
