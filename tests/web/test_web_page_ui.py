@@ -317,14 +317,23 @@ def test_tableqa_upload_control(browser: Any, server: Any) -> None:
     page.wait_for_timeout(300)
     assert page.locator("#upload-box").is_visible() == has_route
     if has_route:  # POST /api/uploads (INTERFACES.md): upload, pick it, and a new session takes it
-        page.set_input_files("#upload-file", files=[{"name": "부서.csv", "mimeType": "text/csv",
-                                                     "buffer": "부서,인원\n영업,12\n개발,30\n인사,5\n".encode()}])
+        table = b"department,employees\nSales,12\nDev,30\nHR,5\n"
+        page.set_input_files("#upload-file", files=[{"name": "부서 인원.csv", "mimeType": "text/csv", "buffer": table}])
         page.wait_for_function("() => !document.querySelector('.upload-note').textContent.includes('올리는 중')",
                                timeout=20_000)
         assert "3행" in page.inner_text(".upload-note"), page.inner_text(".upload-note")
         assert page.locator("#upload-list input[type=checkbox]:checked").count() == 1
         page.click("#new-session")
         page.wait_for_selector("#session-id:has-text('session')")
-        say(page, "인원이 가장 많은 부서는?", timeout=120_000)
+        say(page, "Which department has the most employees?", timeout=120_000)
         assert page.locator(".msg.error").count() == 0
+        print("tableqa:", page.locator(".msg.agent").last.inner_text()[:300], page.inner_text("#state")[:600])
+        assert "Dev" in page.locator("#state .tableqa-view").inner_text()
+        assert page.locator("#state .tableqa-view .step-card").count() >= 1
+    # a table as its step creates it (a tool result), before the turn's state has it
+    page.evaluate("""() => document.getElementById("state").replaceChildren(GA.renderStateView("tableqa", {}, null,
+        { live: [{ id: "t1", step: 1, action: "Operate", instruction: "부서별 인원", rows: 3,
+                   columns: ["부서", "인원"] }] }))""")
+    assert page.locator("#state .live-tables [data-table='t1']").inner_text().startswith("1. Operate")
+    assert "3행 × 2열" in page.locator("#state .live-tables").inner_text()
     assert errors == []

@@ -20,7 +20,7 @@
   const trace = new GA.Trace(ui.events);
   let agents = [];
   const views = {};  // agent -> view metadata (the slot-filling scenario ...)
-  const current = { agent: null, session: null, busy: false, state: {}, openTurn: false, decisions: [], intermediate: [] };
+  const current = { agent: null, session: null, busy: false, state: {}, openTurn: false, decisions: [], intermediate: [], live: [] };
 
   async function api(path, options = {}) {
     const res = await fetch(path, { headers: { "content-type": "application/json" }, ...options });
@@ -83,7 +83,7 @@
   // -- state ----------------------------------------------------------------------------------
   function renderState(state) {
     current.state = state || {};
-    const extra = { decisions: current.decisions, intermediate: current.intermediate };
+    const extra = { decisions: current.decisions, intermediate: current.intermediate, live: current.live };
     ui.state.replaceChildren(GA.renderStateView(current.agent, current.state, views[current.agent], extra));
   }
 
@@ -255,6 +255,7 @@
     trace.reset();
     current.decisions = [];
     current.intermediate = [];
+    current.live = [];
     current.openTurn = false;
     renderState({});
     ui.status.textContent = "";
@@ -470,6 +471,7 @@
     trace.startTurn(text);
     current.decisions = [];
     current.intermediate = [];
+    current.live = [];
     try {
       const res = await api(`/api/agents/${current.agent}/sessions/${current.session}/messages`, {
         method: "POST", body: JSON.stringify({ text }),
@@ -483,6 +485,9 @@
           if (stick) scrollToEnd();
         } else if (ev.type === "state_update") {
           renderState(ev.state);
+        } else if (ev.type === "tool_result" && ev.data && ev.data.table && ev.data.table.id) {
+          current.live.push(ev.data.table);  // an intermediate table, as its step creates it
+          renderState(current.state);
         } else if (ev.type === "decision" && ev.details && Number.isFinite(ev.details.iteration)) {
           current.decisions.push({ ...ev.details, decision: ev.details.decision || ev.choice, reason: ev.details.reason || ev.reason });
           renderState(current.state);

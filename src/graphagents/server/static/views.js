@@ -633,6 +633,24 @@ window.GA = window.GA || {};
       }
       box.appendChild(section("단계", ol));
     }
+    // tables made by the running turn, as each step creates them (tool results), before the state has them
+    const known = new Set((state.intermediate_tables || []).map((t) => t.id));
+    const live = ((extra && extra.live) || []).filter((t) => !known.has(t.id));
+    if (live.length) {
+      const ol = el("ol", "steps-list live-tables");
+      for (const t of live) {
+        const li = el("li", "step-card");
+        li.dataset.table = t.id;
+        const top = el("div", "view-head");
+        top.appendChild(el("strong", "", `${t.step}. ${t.action || ""}`));
+        top.appendChild(badge(`${GA.count(t.rows, "행")} × ${GA.count((t.columns || []).length, "열")}`, "accent"));
+        li.appendChild(top);
+        if (t.instruction) li.appendChild(el("div", "muted", t.instruction));
+        if ((t.columns || []).length) li.appendChild(el("div", "mono", t.columns.join(", ")));
+        ol.appendChild(li);
+      }
+      box.appendChild(section("지금 만든 중간 표", ol));
+    }
     return box;
   }
 
@@ -773,10 +791,11 @@ window.GA = window.GA || {};
   const STATE_VIEWS = { slotfill: slotfillView, text2sql: text2sqlView, supervisor: supervisorView, tableqa: tableqaView, rag: ragView };
 
   function renderStateView(agent, state, view, extra) {
-    if (!state || !Object.keys(state).length) return el("p", "state-empty", "아직 상태가 없어요. 메시지를 보내 보세요.");
+    const liveOnly = extra && ((extra.live || []).length || (extra.decisions || []).length);
+    if ((!state || !Object.keys(state).length) && !liveOnly) return el("p", "state-empty", "아직 상태가 없어요. 메시지를 보내 보세요.");
     const fn = STATE_VIEWS[agent] || genericView;
     try {
-      return fn(state, view, extra);
+      return fn(state || {}, view, extra);
     } catch (err) {  // an unexpected shape: still show the values, never a blank panel
       console.warn("state view failed", err);
       return genericView(state);
