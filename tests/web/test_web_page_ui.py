@@ -129,6 +129,9 @@ def test_slotfill_checklist_korean_screens_and_accessibility(browser: Any, serve
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing sticks out
         assert page.locator("#messages").bounding_box()["width"] >= width - 60  # not an 80 px column
         assert page.locator("#input").bounding_box()["width"] >= width * 0.5
+    last = page.locator(".msg.agent").last.bounding_box()
+    box = page.locator("#messages").bounding_box()
+    assert box["y"] <= last["y"] and last["y"] + last["height"] <= box["y"] + box["height"] + 1  # still in view
     shoot(page, screenshots, "slotfill-phone-360")
     assert axe_violations(page) == []
     assert errors == []

@@ -39,8 +39,20 @@
 
   /** Keep the newest message in view, also after charts and tables finish laying out. */
   function scrollToEnd() {
+    pinned = true;
     ui.messages.scrollTop = ui.messages.scrollHeight;
     requestAnimationFrame(() => { ui.messages.scrollTop = ui.messages.scrollHeight; });
+  }
+  // While the reader is at the end, stay there when the box or its content changes size (a phone
+  // rotating, a chart drawing); once they scroll up to read, leave them where they are.
+  let pinned = true;
+  ui.messages.addEventListener("scroll", () => { pinned = nearBottom(); }, { passive: true });
+  if (typeof ResizeObserver === "function") {
+    const keep = new ResizeObserver(() => { if (pinned) ui.messages.scrollTop = ui.messages.scrollHeight; });
+    keep.observe(ui.messages);
+    new MutationObserver((records) => {
+      for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) keep.observe(n);
+    }).observe(ui.messages, { childList: true });
   }
 
   function addMessage(role, text) {
