@@ -550,6 +550,12 @@
     await selectAgent(ui.select.value, null);
   });
   ui.newSession.addEventListener("click", () => newSession());
+  const copyLink = $("copy-link");
+  copyLink.addEventListener("click", async () => {
+    const ok = await GA.copyText(location.href);
+    copyLink.textContent = ok ? "복사했어요" : "주소창의 링크를 복사하세요";
+    setTimeout(() => { copyLink.textContent = "링크 복사"; }, 1800);
+  });
   ui.clear.addEventListener("click", () => trace.reset());
   ui.options.addEventListener("submit", (e) => { e.preventDefault(); newSession(); });
   ui.form.addEventListener("submit", (e) => { e.preventDefault(); const t = ui.input.value; ui.input.value = ""; send(t); });
