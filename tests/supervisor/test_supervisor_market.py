@@ -90,3 +90,17 @@ def test_a_place_the_table_does_not_hold_is_still_declined(tmp_path: Path, datas
         "강남구 84㎡ 아파트 매매 시세 알려줘")
     assert not [a for a in reply.artifacts if a.kind == "table" and "가격 통계" in a.title]
     assert "조회하지 못했습니다" in reply.text and "답하지 못함" in reply.text
+
+
+def test_loans_at_the_median_of_a_users_table_do_not_call_it_synthetic(tmp_path: Path, dataset: Path) -> None:
+    path = tmp_path / "molit_loan.sqlite"
+    con = sqlite3.connect(path)
+    con.execute('CREATE TABLE apt_trade ("거래유형" TEXT, "시군구" TEXT, "단지명" TEXT, "전용면적" REAL, '
+                '"계약년월" INTEGER, "거래금액" INTEGER)')
+    con.executemany("INSERT INTO apt_trade VALUES (?, ?, ?, ?, ?, ?)",
+                    [(r[1], r[3], r[4], r[5], r[6], r[8]) for r in data.transaction_rows(dataset)])
+    con.commit()
+    con.close()
+    reply = ga.load("supervisor", checkpoint_url="memory", market_db=f"sqlite:///{path}").session().send(
+        "강남구 84㎡ 아파트 매매 시세 알려주고 대출 가능 금액 계산해줘")
+    assert "시세 중앙값(사용자 지정 거래 테이블)" in reply.text and "합성 데이터)" not in reply.text

@@ -74,7 +74,7 @@ def artifacts(values: Mapping[str, Any]) -> list[Artifact]:
 
 
 def make_input(text: str, session: SessionContext) -> dict[str, Any]:
-    return {"user_input": text, "session_options": dict(session.options)}
+    return {"user_input": text, "user_id": session.user_id, "session_options": dict(session.options)}
 
 
 def public_state(values: Mapping[str, Any]) -> dict[str, Any]:

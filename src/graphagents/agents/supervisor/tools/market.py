@@ -65,8 +65,8 @@ def run_market(graph: Any, source: MarketSource, query: str, entities: Mapping[s
                        method="fallback", declined=declined,
                        fallback={k: fallback[k] for k in ("params", "table_name", "column", "term", "truncated")},
                        source={**source.describe(),
-                               "fallback": f"시세 조회 에이전트(text2sql)의 '{question}' 조회가 "
-                                           f"{'행을 찾지 못해' if state.get('sql') else '답하지 못해'}, "
+                               "fallback": f"시세 조회 에이전트(text2sql)가 '{question}'에 "
+                                           f"{'맞는 행을 찾지 못해' if state.get('sql') else '답하지 못해'}, "
                                            f"{fallback['table_name']}.{fallback['column']} 값에 "
                                            f"'{fallback['term']}'이(가) 들어간 거래 {found}건을 "
                                            "직접 조회했습니다"})
