@@ -69,6 +69,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.workers = workers
         self.env = {**os.environ, "GRAPHAGENTS_DATA_DIR": str(data_dir), "GRAPHAGENTS_WARM_ON_START": "true",
+                    "GRAPHAGENTS_WARM_AGENTS": '["slotfill"]',
                     "GRAPHAGENTS_MAX_SESSION_QUEUE": "8", **env}
         for var in ("GRAPHAGENTS_LLM", "GRAPHAGENTS_CACHE_URL"):
             self.env.pop(var, None)
