@@ -106,7 +106,8 @@ class MethodGuardMiddleware:
         return not partial
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self._routed(scope):
+        # OPTIONS passes: a CORS preflight is answered by the CORS middleware further in.
+        if scope["type"] == "http" and scope["method"] != "OPTIONS" and not self._routed(scope):
             allowed = [m for m in _METHODS if m != scope["method"] and self._routed({**scope, "method": m})]
             if allowed:
                 await _reject(send, 405, "method not allowed", [(b"allow", ", ".join(sorted(allowed)).encode())])
