@@ -84,6 +84,7 @@ class Server:
         ready = 0
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                self.__exit__()  # its workers, if any are left
                 raise RuntimeError((self.proc.stderr.read() if self.proc.stderr else b"").decode()[-2000:])
             try:
                 # every worker must be warm: ask until as many ready answers in a row as workers, twice
@@ -93,6 +94,7 @@ class Server:
             except httpx.HTTPError:
                 ready = 0
             time.sleep(0.1)
+        self.__exit__()
         raise RuntimeError("server not ready in time")
 
     def __exit__(self, *exc: Any) -> None:
