@@ -153,15 +153,28 @@ async def one_session(client: httpx.AsyncClient, i: int, tally: Tally) -> None:
         return
     sid = res.json()["session_id"]
     final: dict[str, Any] | None = None
+    state: Any = None
     for text in turns:
+        taken = False
         for _attempt in range(5):
             started = time.perf_counter()
-            res = await client.post(f"/api/agents/slotfill/sessions/{sid}/messages", json={"text": text})
+            try:
+                res = await client.post(f"/api/agents/slotfill/sessions/{sid}/messages", json={"text": text})
+            except httpx.TransportError as exc:  # the connection broke: was the message taken?
+                tally.error(f"transport {type(exc).__name__}")
+                now = (await client.get(f"/api/agents/slotfill/sessions/{sid}")).json()["state"]
+                if now != state:
+                    state, taken = now, True
+                    break
+                continue
             if res.status_code in (409, 429, 503):  # busy: honour Retry-After, as a client should
                 tally.error(f"retried {res.status_code}")
                 await asyncio.sleep(float(res.headers.get("retry-after", "1")))
                 continue
             break
+        if taken:
+            final = {"state": state}
+            continue
         if res.status_code != 200:
             tally.error(f"status {res.status_code}")
             return
@@ -170,6 +183,7 @@ async def one_session(client: httpx.AsyncClient, i: int, tally: Tally) -> None:
         if final is None:
             tally.error("no final event")
             return
+        state = final.get("state")
         if "event: error" in res.text:
             tally.error("error event")
     slots = (final or {}).get("state", {}).get("slots")
@@ -179,7 +193,8 @@ async def one_session(client: httpx.AsyncClient, i: int, tally: Tally) -> None:
 
 async def drive(url: str, sessions: int) -> tuple[Tally, float]:
     tally = Tally()
-    limits = httpx.Limits(max_connections=sessions + 10, max_keepalive_connections=sessions + 10)
+    # idle connections are dropped before uvicorn's 5 s keep-alive would close them under our feet
+    limits = httpx.Limits(max_connections=sessions + 10, max_keepalive_connections=sessions + 10, keepalive_expiry=3)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         started = time.perf_counter()
         await asyncio.gather(*(one_session(client, i, tally) for i in range(sessions)))
