@@ -294,7 +294,7 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
         except BaseException:
             admission.leave()
             raise
-        return EventSourceResponse(encode_stream(admission.guard(access.metered(events, user_id))), ping=15)
+        return EventSourceResponse(encode_stream(admission.admit(access.metered(events, user_id))), ping=15)
 
     static_dir = importlib_resources.files("graphagents.server") / "static"
 
