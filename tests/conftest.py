@@ -90,7 +90,8 @@ def redis_url() -> str:
 @pytest.fixture(scope="session")
 def defog_csv() -> Path:
     """../shared/datasets/defog/questions_dev_postgres.csv: beside the repository here and in CI."""
-    from graphagents.agents.text2sql.eval import DEFOG_DEV, find_shared
+    from graphagents.agents.text2sql.eval import DEFOG_DEV
+    from graphagents.shared_data import find_shared
 
     path = find_shared(DEFOG_DEV)
     if path is None:

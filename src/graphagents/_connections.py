@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
@@ -14,7 +15,7 @@ from . import _loop
 from ._checkpoint import aclose_saver, close_saver, open_async_checkpointer, open_checkpointer
 from ._longterm import close_store, open_store
 from ._sessions import SessionStore
-from .cache import Cache, open_cache
+from .cache import Cache, SemanticCache, open_cache, open_semantic_cache
 from .store import close_databases, database_for
 
 _lock = threading.Lock()
@@ -23,6 +24,7 @@ _async_checkpointers: dict[str, BaseCheckpointSaver] = {}
 _stores: dict[str, BaseStore] = {}
 _caches: dict[tuple[str | None, str], Cache] = {}
 _session_stores: dict[str, SessionStore] = {}
+_semantic_caches: dict[tuple[str | None, str, str], SemanticCache] = {}
 
 
 def checkpointer_for(url: str) -> BaseCheckpointSaver:
@@ -66,6 +68,22 @@ def cache_for(url: str | None, namespace: str, *, maxsize: int = 1000, ttl: floa
         return _caches[key]
 
 
+def semantic_cache_for(url: str | None, namespace: str, embedder: Any) -> SemanticCache:
+    """One semantic cache per (CACHE_URL, namespace, embedder): every agent and user-data hook of the
+    process shares it (in process) or reaches the same Redis keys."""
+    key = (url, namespace, str(getattr(embedder, "name", "")))
+    with _lock:
+        if key not in _semantic_caches:
+            _semantic_caches[key] = open_semantic_cache(url, namespace=namespace, embedder=embedder)
+        return _semantic_caches[key]
+
+
+def semantic_caches(url: str | None, namespace: str) -> list[SemanticCache]:
+    """The semantic caches open for (CACHE_URL, namespace), whatever their embedder (a user's deletion)."""
+    with _lock:
+        return [c for (u, ns, _), c in _semantic_caches.items() if u == url and ns == namespace]
+
+
 def session_store_for(url: str) -> SessionStore:
     db = database_for(url)
     with _lock:
@@ -100,6 +118,7 @@ def reset() -> None:
         _async_checkpointers.clear()
         _stores.clear()
         _caches.clear()
+        _semantic_caches.clear()
         _session_stores.clear()
     for saver in savers:
         close_saver(saver)

@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=1, le=65535)
     max_message_chars: int = Field(4000, ge=1, description="longest user message accepted")
     max_body_bytes: int = Field(64_000, ge=1024, description="largest HTTP request body accepted")
+    max_upload_bytes: int = Field(
+        20_000_000, ge=1024, description="largest table file accepted by POST /api/uploads (tableqa)"
+    )
     step_cap: int = Field(60, ge=5, description="default LangGraph steps per turn before a turn is ended")
     session_wait_seconds: float = Field(
         30.0, gt=0, le=3600, description="longest wait for a busy session's turn lock before 409 + Retry-After"

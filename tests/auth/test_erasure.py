@@ -126,14 +126,16 @@ def test_erasure_leaves_no_trace_and_spares_the_other_user(backend: dict[str, An
     assert found(before, markers(a)) == markers(a)  # the search finds what is there
 
     removed = delete_user(a["user"], settings=get_settings())
-    assert removed == {"sessions": 2, "threads": 2, "memory": 1, "memo": 1, "slotfill": 1}
+    assert removed == {"sessions": 2, "threads": 2, "memory": 1, "memo": 1, "slotfill": 1,
+                       "tableqa": 0}  # tableqa: the user's uploaded tables (none here)
 
     after = everything(backend, markers(a) + markers(b))
     assert found(after, markers(a)[:3]) == []  # words, name, phone: nowhere
     assert found(after, markers(b)) == markers(b)  # the other user's data is whole
     empty = export_user(a["user"], settings=get_settings())
     assert (empty["sessions"], empty["memory"]) == ([], [])
-    assert empty["data"] == {"memo": {"notes": [], "cached": None}, "slotfill": {"applications": []}}
+    assert empty["data"] == {"memo": {"notes": [], "cached": None}, "slotfill": {"applications": []},
+                             "tableqa": {"uploads": []}}
 
 
 def test_cli_exports_and_deletes_with_keys(data_dir: Path, memo_spec: Any, tmp_path: Path) -> None:
@@ -162,7 +164,7 @@ def test_cli_exports_and_deletes_with_keys(data_dir: Path, memo_spec: Any, tmp_p
     done = cli("data", "delete", "--user", a["user"], "--yes", "--keys", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["deleted"] == {"sessions": 1, "threads": 1, "memory": 0, "slotfill": 0,
-                                                  "web_sign_ins": 0, "keys": 1}
+                                                  "tableqa": 0, "web_sign_ins": 0, "keys": 1}
     assert found(sqlite_bytes(data_dir), markers(a)) == []
     bad = cli("data", "delete", "--user", "not a user", "--yes")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "bad user id" in bad.stderr

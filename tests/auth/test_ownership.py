@@ -35,6 +35,17 @@ ROUTES = {
     ("GET", "/api/auth/me"): "the caller's own identity",
     ("GET", "/api/me/data"): "the caller's own data",
     ("DELETE", "/api/me/data"): "the caller's own data",
+    ("POST", "/api/uploads"): "creates an upload owned by the caller",
+    ("GET", "/api/uploads"): "the caller's own uploads",
+    ("DELETE", "/api/uploads/{upload_id}"): "owner only",
+    ("GET", "/favicon.ico"): "public: the page's icon",
+    ("GET", "/api/agents/{name}/view"): "catalog: the same for every user",
+    ("GET", "/api/agents/{name}/sessions"): "the caller's own sessions only",
+    ("PATCH", "/api/agents/{name}/sessions/{session_id}"): "owner only",
+    ("DELETE", "/api/agents/{name}/sessions/{session_id}"): "owner only",
+    ("GET", "/api/agents/{name}/sessions/{session_id}/transcript"): "owner only",
+    ("GET", "/api/rag/profile"): "the caller's own profile",
+    ("DELETE", "/api/rag/profile"): "the caller's own profile",
 }
 
 GUESSED = ["1", "0", "0000000000000000", "admin", "anonymous", "ffffffffffffffff", "session"]
@@ -79,7 +90,10 @@ async def victim(client: httpx.AsyncClient, alice: User) -> dict[str, Any]:
     await say(client, alice, "memo", ids["memo"], f"my note {secret}")
     await say(client, alice, "slotfill", ids["slotfill"], "안녕하세요")
     await say(client, alice, "example", ids["example"], f"name:{secret}")
-    return {"ids": ids, "markers": [secret, phone, name, "7319", alice.user_id, alice.key]}
+    res = await client.post("/api/uploads", files={"file": ("t.csv", f"{secret},x\n1,2\n".encode())},
+                            headers=alice.headers)
+    assert res.status_code == 201, res.text
+    return {"ids": ids, "upload": res.json()["id"], "markers": [secret, phone, name, "7319", alice.user_id, alice.key]}
 
 
 def leaked(res: httpx.Response, markers: list[str], sent: str) -> list[str]:
@@ -99,7 +113,8 @@ async def test_two_users_every_route_each_others_ids_zero_leaks(
     app = client._transport.app  # type: ignore[attr-defined]
     agents = ["memo", "slotfill", "example", "trip", "no-such-agent"]
     alice_ids = list(victim["ids"].values())
-    values = {"name": agents, "session_id": alice_ids + GUESSED + MALFORMED}
+    values = {"name": agents, "session_id": alice_ids + GUESSED + MALFORMED,
+              "upload_id": [victim["upload"], *GUESSED, *MALFORMED]}
     await create(client, bob, "memo")  # bob has data of his own too
     as_bob_claiming_alice = {**bob.headers, "X-User-Id": alice.user_id}
     anonymous_claiming_alice = {"X-User-Id": alice.user_id}
@@ -126,7 +141,7 @@ async def test_two_users_every_route_each_others_ids_zero_leaks(
                     failures.append(f"{method} {url} {body!r}: {res.status_code} leaks {found}")
                 if res.status_code >= 500:
                     failures.append(f"{method} {url} {body!r}: {res.status_code} {res.text[:120]}")
-                if "session_id" in params and res.status_code < 400:
+                if ("session_id" in params or "upload_id" in params) and res.status_code < 400:
                     failures.append(f"{method} {url} as someone else: {res.status_code}")
                 if headers is anonymous_claiming_alice and (method, path) not in {("POST", "/api/auth/login")} \
                         and path.startswith("/api/") and res.status_code != 401:
@@ -138,6 +153,7 @@ async def test_two_users_every_route_each_others_ids_zero_leaks(
     ids = victim["ids"]
     state = (await client.get(f"/api/agents/memo/sessions/{ids['memo']}", headers=alice.headers)).json()
     assert state["state"]["notes"] == [f"my note {victim['markers'][0]}"]
+    assert [u["id"] for u in (await client.get("/api/uploads", headers=alice.headers)).json()] == [victim["upload"]]
     frames = await say(client, alice, "example", ids["example"], "teal")
     assert frames[-1][1]["text"] == f"{victim['markers'][0]} likes teal."
 

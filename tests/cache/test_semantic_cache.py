@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from cache_helpers import FakeClock
 
-from graphagents.agents.text2sql.eval import find_shared
 from graphagents.cache import SemanticCache, open_semantic_cache, slot_signature, text_signature
 from graphagents.errors import ConfigError
 from graphagents.retrieval import Embedder, FakeEmbedder
+from graphagents.shared_data import find_shared
 
 TRAP_A, TRAP_B = "타이레놀 500mg 하루 몇 번?", "타이레놀 1000mg 하루 몇 번?"
 PARAPHRASES = [

@@ -62,6 +62,8 @@ PUBLIC_MODULES = {
     # the core (this branch)
     "agents", "artifacts", "cli", "errors", "events", "registry", "runtime", "server", "settings", "steps", "store",
     "usage",
+    # where the public evaluation data lives (shared/ beside the repository)
+    "shared_data",
     # access control (auth branch): keys/JWT/limits, log redaction, a user's data export and erasure
     "auth", "privacy", "userdata",
     # shared packages other work streams own (docs/INTERFACES): listed so that adding one is a decision

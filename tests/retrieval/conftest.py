@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from rt_helpers import CountingFake
 
-from graphagents.agents.text2sql.eval import find_shared
 from graphagents.retrieval import OfflineEmbedder, VectorCache
+from graphagents.shared_data import find_shared
 from service_checks import service_missing
 
 MEDICAL = "datasets/medical"

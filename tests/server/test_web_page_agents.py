@@ -24,10 +24,10 @@ def test_slotfill_shows_collected_slots_live(browser: Any, server: LiveServer) -
     page.fill("#input", "안녕하세요")
     page.click("#send")
     page.wait_for_selector(".msg.agent:has-text('이 정보가 맞으신가요')", timeout=30_000)
-    assert "confirm_basic_info" in page.inner_text("#state")
+    assert page.locator("#state .current-stage[data-stage='confirm_basic_info']").count() == 1
     page.fill("#input", "번호가 틀렸어요 010-9876-5432")
     page.click("#send")
-    page.wait_for_selector("tr[data-key='slots.customer_phone'] >> text=010-9876-5432", timeout=30_000)
+    page.wait_for_selector("#state li.form-field[data-slot='customer_phone'] >> text=010-9876-5432", timeout=30_000)
     assert page.locator("#events li.state_update").count() >= 2
 
 
@@ -42,6 +42,6 @@ def test_text2sql_shows_tools_decisions_and_the_result(browser: Any, server: Liv
     assert "SELECT" in page.inner_text(".msg.agent pre.sql")
     calls = page.locator("#events li.tool_call")
     assert calls.count() >= 3
-    assert "explain" in " ".join(calls.all_inner_texts())
-    decisions = " ".join(page.locator("#events li.decision").all_inner_texts())
+    assert "explain" in " ".join(calls.all_text_contents())  # inside collapsed timeline entries
+    decisions = " ".join(page.locator("#events li.decision").all_text_contents())
     assert "query_cache" in decisions and "explain_risk" in decisions

@@ -43,9 +43,21 @@ def test_eval_command_json(tmp_path: Path) -> None:
         shutil.copy(str(bundled_conversations().joinpath(name)), dialogs / name)
     cmd = typer.Typer()
     cmd.command()(make_eval_command())
-    result = CliRunner().invoke(cmd, ["--data", str(data), "--dialogs", str(dialogs), "--json"])
+    out = tmp_path / "report"
+    result = CliRunner().invoke(cmd, ["--data", str(data), "--dialogs", str(dialogs), "--json", "--report", str(out)])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
+    # --report writes the same JSON as the other agents' reports (n, metrics, results) and a Markdown page
+    written = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert written == report
+    assert report["n"] == 6 and len(report["results"]) == 6
+    assert all({"question", "correct", "status"} <= set(r) for r in report["results"])
+    assert [r["correct"] for r in report["results"] if r["kind"] == "utterance"] == [True, True, True, False]
+    assert report["results"][3] == {"kind": "utterance", "question": "그만할래요", "stage": "collect_ib_info",
+                                    "correct": False, "status": "wrong_intent"}
+    assert all(r["correct"] and r["status"] == "completed" for r in report["results"] if r["kind"] == "dialog")
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    assert "| intent accuracy | 75.0% |" in markdown and "`그만할래요`: wrong_intent" in markdown
     assert report["utterances"] == 4
     assert report["intent_accuracy"] == 0.75  # the last row is labelled wrong on purpose
     assert report["slot_f1"] == 1.0

@@ -41,3 +41,12 @@ def test_out_of_scope_and_stall_notes() -> None:
     assert compose("주가", {"intent": {"intent_type": "out_of_scope"}}) == OUT_OF_SCOPE
     text = compose("x", {"intent": {"intent_type": "legal"}, "citations": [citation()], "finish_reason": "stall"})
     assert "새로운 정보가 나오지 않아" in text
+
+
+def test_a_permit_area_question_names_the_designation_as_missing() -> None:
+    import graphagents as ga
+
+    reply = ga.load("supervisor", checkpoint_url="memory").session().send(
+        "토지거래허가구역인 잠실 아파트를 사려는데 허가 절차 알려줘")
+    assert "토지거래허가구역 지정 현황" in reply.text and "지정 공고로 확인" in reply.text
+    assert "토지거래허가구역 지정 현황" in "".join(reply.state["missing"])

@@ -38,7 +38,8 @@ def test_the_complex_question_runs_every_team_and_answers_with_articles_and_numb
     assert "공인중개사법 제26조" in text and "부동산 거래신고 등에 관한 법률 제3조" in text
     assert "합성(가상) 거래 데이터" in text and "실제 시세가 아닙니다" in text
     assert "30평대(공급면적 기준 평형)" in text  # the size assumption is said
-    assert "규칙상 최대 대출 가능 금액" in text and "연소득" in text  # what the DSR limit still needs
+    assert "규칙 파일 기준 추정 최대 대출 가능 금액" in text and "연소득" in text  # what the DSR limit still needs
+    assert "규칙상 최대" not in text and "미검증" in text  # an unchecked rule's figure is never stated as fact
 
 
 def test_the_simple_question_runs_one_team(agent: Any) -> None:
@@ -78,7 +79,7 @@ def test_cli_ask_prints_decisions_and_the_answer() -> None:
     from graphagents.cli.main import _mount_agent_commands, app
 
     _mount_agent_commands()
-    out = CliRunner().invoke(app, ["ask", "supervisor", SIMPLE])
+    out = CliRunner().invoke(app, ["ask", "supervisor", SIMPLE, "--verbose"])
     assert out.exit_code == 0, out.output
     assert "orchestration" in out.output and "주택임대차보호법 제6조의3" in out.output
 

@@ -24,6 +24,46 @@ def test_every_rule_names_its_source_and_date() -> None:
         assert len(rule.source) > 10 and rule.date[:2] == "20"
 
 
+def test_every_bundled_rule_says_how_far_it_was_checked() -> None:
+    """The bundled file cannot be checked against official texts offline: nothing in it may claim so."""
+    rules = load_loan_rules()
+    for rule in [*rules.rules, *rules.regulated_areas]:
+        assert rule.verification in ("secondary_source", "unverified") and rule.checked
+    assert rules.checked_on
+
+
+def _user_rules(tmp_path: Path, verification: str) -> str:
+    path = tmp_path / f"rules_{verification}.yaml"
+    path.write_text(
+        'as_of: "2026-01-01"\ncaveat: "확인하세요"\nregulated_areas: []\nrules:\n'
+        '  - {id: ltv-all, kind: ltv, value: 0.5, source: "내 은행 내규 2026", date: "2026-01-01", '
+        f'verification: {verification}}}\n', encoding="utf-8")
+    return str(path)
+
+
+def test_unverified_figures_are_estimates_in_the_answer_and_checked_ones_are_not(  # type: ignore[no-untyped-def]
+        tmp_path: Path, products) -> None:
+    from graphagents.agents.supervisor.offline.compose import _loan_lines
+
+    query = LoanQuery(price_manwon=50_000, buyer="no_home", term_years=30)
+    unchecked = calculate(query, load_loan_rules(_user_rules(tmp_path, "unverified")), products)
+    assert unchecked["unverified"] == ["ltv-all"] and unchecked["limits"][0]["verification"] == "unverified"
+    text = "\n".join(_loan_lines(unchecked))
+    assert "추정" in text and "미검증" in text and "규칙상 최대" not in text
+    checked = calculate(query, load_loan_rules(_user_rules(tmp_path, "official_text")), products)
+    assert checked["unverified"] == []
+    text = "\n".join(_loan_lines(checked))
+    assert "규칙상 최대 대출 가능 금액: 2억 5,000만원" in text and "미검증" not in text
+
+
+def test_without_price_or_income_a_products_ceiling_is_not_called_a_loan_amount(products) -> None:  # type: ignore[no-untyped-def]
+    from graphagents.agents.supervisor.offline.compose import _loan_lines
+
+    out = calculate(LoanQuery(), load_loan_rules(), products)
+    text = "\n".join(_loan_lines(out))
+    assert "상품 자체 상한" in text and "대출 가능 금액이 아닙니다" in text and "월 상환" not in text
+
+
 def test_level_payment_and_its_inverse_agree() -> None:
     pay = monthly_payment(40_000, 0.045, 30)
     assert round(pay, 1) == 202.7  # 4억, 4.5%, 30 years: about 202.7만원 a month

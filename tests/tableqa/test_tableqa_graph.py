@@ -193,13 +193,25 @@ def test_graph_structure_snapshot() -> None:
     assert_snapshot(drawing, Path(__file__).parent / "snapshots" / "tableqa_graph.mmd")
 
 
-def test_sessions_may_only_name_stored_tables() -> None:
+def test_sessions_may_only_name_their_users_uploads() -> None:
+    from pathlib import Path
+
+    from graphagents.agents.tableqa.uploads import Uploads
+    from graphagents.settings import get_settings
+    from graphagents.store import database_for
+
     agent = ga.load("tableqa")
     for source in ("/etc/passwd", DEPARTMENT, "postgresql://127.0.0.1/postgres#pg_authid", "x=/etc/hosts"):
-        reply = agent.session(None, tables=[source]).send("How many?")
-        assert reply.state["status"] == "error" and "stored table ids" in reply.text
-        assert not reply.state.get("original_tables")
-    stored = get_store().put(pd.read_csv(DEPARTMENT))
-    reply = agent.session(None, tables=[f"department={stored}"]).send(
+        with pytest.raises(ga.GraphAgentsError, match="not an uploaded table id"):
+            agent.session(None, tables=[source])
+    stored = get_store().put(pd.read_csv(DEPARTMENT))  # in the store, but nobody's upload
+    reply = agent.session(None, tables=[f"department={stored}"]).send("How many?")
+    assert reply.state["status"] == "error" and "no uploaded table" in reply.text
+    assert not reply.state.get("original_tables")
+    uploads = Uploads(database_for(get_settings().resolved_database_url))
+    mine = uploads.add("tq-owner", "dept.csv", Path(DEPARTMENT).read_bytes())
+    assert mine.id == stored  # the same content has the same id
+    reply = agent.session(None, user_id="tq-owner", tables=[f"department={stored}"]).send(
         "Which department has the most employees, and what is its budget?")
     assert values(reply) == ["Defense", "439.3"]
+    assert agent.session(None, tables=[stored]).send("How many?").state["status"] == "error"  # anonymous: not theirs

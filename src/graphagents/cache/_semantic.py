@@ -54,9 +54,10 @@ class SemanticCache:
         return self.embedder.embed_one(text) if vector is None else np.asarray(vector, dtype=np.float32)
 
     def lookup(self, text: str, *, scope: str, signature: str,
-               vector: np.ndarray | Sequence[float] | None = None) -> CacheHit | None:
+               vector: np.ndarray | Sequence[float] | None = None, threshold: float | None = None) -> CacheHit | None:
         """The closest entry of the ``(scope, signature)`` partition if its similarity reaches the
-        threshold. ``vector`` skips embedding ``text`` when the caller has it already."""
+        threshold (the cache's, or ``threshold`` for this lookup: a per-session setting).
+        ``vector`` skips embedding ``text`` when the caller has it already."""
         if not text.strip():
             return None
         entries = self.partitions.entries(scope, signature)
@@ -66,7 +67,7 @@ class SemanticCache:
         similarities = np.stack([e.vector for e in entries]) @ query
         best = int(np.argmax(similarities))
         score = float(similarities[best])
-        if score < self.threshold:
+        if score < (self.threshold if threshold is None else threshold):
             return None
         entry = entries[best]
         return CacheHit(entry.value, round(score, 4), entry.text, entry.created_at)

@@ -16,7 +16,7 @@ from ._analyser import Morph, get_kiwi, split_clauses, tokenize
 from ._area import PYEONG_M2, Area, m2_to_pyeong, parse_area, pyeong_to_m2
 from ._confirm import ConfirmationCues, confirmation_cues, confirmation_intent
 from ._doses import Dose, parse_doses
-from ._morphemes import morphemes
+from ._morphemes import morphemes, search_terms
 from ._names import extract_person_name, is_korean_name
 from ._particles import fix_particles, has_final_consonant, strip_endings, strip_particles
 from ._phones import (
@@ -85,6 +85,7 @@ __all__ = [
     "parse_number",
     "pyeong_to_m2",
     "scrub",
+    "search_terms",
     "split_clauses",
     "strip_endings",
     "strip_particles",

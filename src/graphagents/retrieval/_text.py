@@ -1,64 +1,14 @@
 """Text handling for retrieval: BM25 terms, sentences, and sentence-aware chunks with overlap.
 
-Terms: Korean goes through the shared Kiwi analyser and keeps content morphemes (nouns, roots, verb
-and adjective stems, numbers, foreign words), so "당뇨병이" and "당뇨병은" index the same term;
-everything that is not Hangul is lower-cased words split on non-alphanumerics, and the same rule is
-applied to the non-Hangul tokens Kiwi returns, so an English word gets the same term whether it came
-from an English passage or a Korean question ("Metformin의 부작용" -> "metformin", "부작용").
-English stop words are dropped (bm25s' list): they carry no evidence and cost postings.
+Terms come from :func:`graphagents.korean.search_terms` (Kiwi content morphemes for Korean,
+lower-cased words otherwise), the one place that knows Korean morphology; ``terms`` is its name here.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from functools import lru_cache
 
-from graphagents.korean import get_kiwi
-
-_HANGUL = re.compile(r"[\uac00-\ud7a3\u3131-\u318e]")
-_LATIN_WORD = re.compile(r"[a-z0-9]+")
-# Kiwi tags kept as terms: common/proper/numeral nouns, roots, verb and adjective stems (incl. the
-# irregular "-I" variants), Hanja; SL/SN/SH/W_* (foreign, numbers, URLs) go through the Latin rule.
-_KIWI_CONTENT = ("NNG", "NNP", "NR", "XR", "VV", "VA", "SH")
-_KIWI_LATIN = ("SL", "SN", "W_")
-
-
-@lru_cache(maxsize=1)
-def _stopwords() -> frozenset[str]:
-    from bm25s.stopwords import STOPWORDS_EN
-
-    return frozenset(STOPWORDS_EN)
-
-
-def _latin_terms(text: str) -> list[str]:
-    stop = _stopwords()
-    return [w for w in _LATIN_WORD.findall(text.lower()) if w not in stop and (len(w) > 1 or w.isdigit())]
-
-
-def kiwi_morphemes(text: str) -> list[str]:
-    """Content morphemes of Korean text by Kiwi; non-Hangul tokens as lower-cased words.
-
-    The Kiwi-based analysis for indexing; the one place to point at ``graphagents.korean.morphemes``
-    once that exists.
-    """
-    out: list[str] = []
-    for token in get_kiwi().tokenize(text):
-        tag = token.tag
-        if tag.startswith(_KIWI_LATIN):
-            out.extend(_latin_terms(token.form))
-        elif tag.startswith(_KIWI_CONTENT):
-            out.append(token.form.lower())
-    return out
-
-
-def terms(text: str) -> list[str]:
-    """BM25 terms of ``text`` (with repeats: BM25 counts them)."""
-    text = unicodedata.normalize("NFKC", text)
-    if _HANGUL.search(text):
-        return kiwi_morphemes(text)
-    return _latin_terms(text)
-
+from graphagents.korean import search_terms as terms
 
 # --- sentences and chunks ---------------------------------------------------------------------------
 
@@ -137,4 +87,4 @@ def chunk_text(text: str, *, max_chars: int = 1000, overlap_chars: int = 150) ->
     return chunks
 
 
-__all__ = ["chunk_text", "kiwi_morphemes", "sentences", "terms"]
+__all__ = ["chunk_text", "sentences", "terms"]

@@ -116,6 +116,20 @@ class ArtifactStore:
             nbytes=int(frame.memory_usage(deep=False).sum()),
         )
 
+    def delete(self, table_id: str) -> bool:
+        """Remove a table (a user deleted what they uploaded); False when it was not stored."""
+        if not isinstance(table_id, str) or not _ID.match(table_id):
+            return False
+        with self._lock:
+            self._frames.pop(table_id, None)
+            self._ipc.pop(table_id, None)
+        path = self._path(table_id)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
     def __contains__(self, table_id: object) -> bool:
         if not isinstance(table_id, str) or not _ID.match(table_id):
             return False

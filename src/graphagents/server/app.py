@@ -35,8 +35,14 @@ from ..runtime import Agent
 from ..settings import Settings, get_settings
 from .auth import CurrentUser
 from .auth_routes import install_access
+from .errors import describe_validation_error
 from .limits import Admission, BodyLimitMiddleware, MethodGuardMiddleware
+from .rag_routes import router as rag_router
+from .sessions_routes import router as sessions_router
 from .sse import encode_stream
+from .uploads import PATH as UPLOADS
+from .uploads import router as uploads_router
+from .uploads import upload_body_limit
 
 log = logging.getLogger("graphagents.server")
 
@@ -171,18 +177,6 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
     return JSONResponse({"error": line}, status_code=status, headers=headers)
 
 
-def _where(loc: Any) -> str:
-    """The field a validation error is about, from names only: keys the client invented are
-    shown short, so an error never echoes the input back."""
-    parts = []
-    for part in loc or ():
-        if part == "body":
-            continue
-        text = str(part)
-        parts.append(text if len(text) <= 40 and text.isprintable() else "<field>")
-    return ".".join(parts)
-
-
 def create_app(settings: Settings | None = None, agent_options: dict[str, dict[str, Any]] | None = None) -> FastAPI:
     settings = settings or get_settings()
     app = FastAPI(title="graphagents", version=__version__, description="Five LangGraph agents over HTTP + SSE.")
@@ -195,6 +189,10 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
     app.state.body_limits = {}  # path prefix -> bytes, for routers that take larger bodies (uploads)
     app.add_middleware(MethodGuardMiddleware, router=app.router)
     app.add_middleware(BodyLimitMiddleware, default=settings.max_body_bytes, limits=app.state.body_limits)
+    app.state.body_limits[UPLOADS] = upload_body_limit(settings)  # the route checks its own exact limit
+    app.include_router(uploads_router)  # tableqa's table uploads (own size limit: max_upload_bytes)
+    app.include_router(sessions_router)  # the page's session list (rename, delete, transcript), views, favicon
+    app.include_router(rag_router)  # /api/rag/profile (the caller's own)
 
     @app.exception_handler(GraphAgentsError)
     async def on_ga_error(request: Request, exc: GraphAgentsError) -> JSONResponse:
@@ -203,11 +201,7 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
 
     @app.exception_handler(RequestValidationError)
     async def on_validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {"msg": "invalid request"}
-        msg = str(first.get("msg", "invalid"))
-        if first.get("type") == "json_invalid":
-            msg = "the body is not valid JSON"
-        return _error(422, f"{_where(first.get('loc')) or 'body'}: {msg}")
+        return _error(422, describe_validation_error(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -56,6 +56,41 @@ class Report:
     failed_dialogs: list[dict[str, Any]] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     """Model calls, tokens, latency and steps per turn over every scripted turn (UsageSummary)."""
+    results: list[dict[str, Any]] = field(default_factory=list)
+    """One row per utterance and per dialog: ``question`` (the utterance, or the dialog's name),
+    ``correct``, ``status`` and ``kind`` (``utterance`` | ``dialog``), as in the other agents' reports."""
+
+    @property
+    def n(self) -> int:
+        return self.utterances + self.dialogs
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n": self.n, **asdict(self)}
+
+    def to_markdown(self) -> str:
+        """The report as Markdown: headline metrics, then every miss."""
+        u = self.usage
+        lines = [
+            "# slotfill evaluation", "",
+            f"{self.utterances} labelled utterances and {self.dialogs} scripted dialogs (n = {self.n}).", "",
+            "| metric | value | target |", "| --- | --- | --- |",
+            f"| intent accuracy | {self.intent_accuracy:.1%} | >= 95% |",
+            f"| slot precision / recall | {self.slot_precision:.1%} / {self.slot_recall:.1%} | |",
+            f"| slot F1 | {self.slot_f1:.1%} | |",
+            f"| task success | {self.task_success:.1%} | 100% |",
+            f"| average turns | {self.avg_turns:.1f} | |",
+            f"| happy path turns | {self.happy_path_turns} | <= 15 |",
+            f"| infinite loops | {self.infinite_loops} | 0 |",
+            f"| caps hit (each ended cleanly) | {self.caps_hit} | |",
+            f"| corrections handled / requested | {self.corrections_handled} / {self.corrections_requested} | all |",
+        ]
+        if u:
+            lines.append(f"| per turn: model calls, p50 ms, steps | {u['model_calls_per_turn']}, "
+                         f"{u['latency_ms_p50']}, {u['steps_per_turn']} | |")
+        misses = [r for r in self.results if not r["correct"]]
+        lines += ["", f"## Misses ({len(misses)})", ""]
+        lines += [f"- {r['kind']} `{r['question']}`: {r['status']}" for r in misses] or ["none"]
+        return "\n".join(lines) + "\n"
 
 
 def bundled_conversations() -> Traversable:
@@ -110,6 +145,9 @@ def score_utterances(sc: Scenario, rows: list[dict[str, Any]], engine: Engine, r
         expected = {k: _canonical(sc, k, v) for k, v in (row.get("slots") or {}).items()}
         ok = meaning.intent == row["intent"]
         correct += ok
+        status = "correct" if ok and predicted == expected else ("wrong_intent" if not ok else "wrong_slots")
+        report.results.append({"kind": "utterance", "question": row["text"], "stage": row["stage"],
+                               "correct": status == "correct", "status": status})
         hits = sum(1 for k, v in predicted.items() if expected.get(k, object()) == v)
         tp, fp, fn = tp + hits, fp + len(predicted) - hits, fn + len(expected) - hits
         if not ok or predicted != expected:
@@ -150,6 +188,9 @@ def score_dialogs(directory: Path | None, report: Report, scenario: str | None) 
     report.corrections_requested = sum(s.get("corrections_requested", 0) for s in stats)
     report.corrections_handled = sum(s.get("corrections_handled", 0) for s in stats)
     report.failed_dialogs = [{"name": r.name, "failures": r.failures[:3]} for r in results if not r.ok]
+    report.results.extend({"kind": "dialog", "question": r.name, "correct": r.ok, "turns": r.turns,
+                           "status": "completed" if r.ok else f"failed: {r.failures[0] if r.failures else '?'}"}
+                          for r in results)
     report.usage = UsageSummary().extend(u for r in results for u in r.usage).to_dict()
 
 
@@ -197,12 +238,24 @@ def make_eval_command() -> Any:
         dialogs: Annotated[Path | None, typer.Option(help="directory of conversation YAML files")] = None,
         scenario: Annotated[str | None, typer.Option(help="scenario file (default: bundled)")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+        report_dir: Annotated[Path | None, typer.Option("--report", help="directory for report.json and report.md")]
+        = None,
     ) -> None:
         """Intent accuracy, slot F1, task success, turns, loops and corrections of the slotfill agent."""
         report = evaluate(data, dialogs, scenario)
         if as_json:
-            print(json.dumps(asdict(report), ensure_ascii=False))
+            print(json.dumps(report.to_json(), ensure_ascii=False))
         else:
             _print(report)
+        if report_dir is not None:
+            try:
+                report_dir.mkdir(parents=True, exist_ok=True)
+                (report_dir / "report.json").write_text(
+                    json.dumps(report.to_json(), ensure_ascii=False, indent=2), encoding="utf-8")
+                (report_dir / "report.md").write_text(report.to_markdown(), encoding="utf-8")
+            except OSError as exc:
+                raise InputError(f"cannot write the report to {str(report_dir)!r}: {exc}") from None
+            if not as_json:
+                print(f"report: {report_dir / 'report.json'}, {report_dir / 'report.md'}")
 
     return eval_slotfill

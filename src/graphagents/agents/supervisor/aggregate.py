@@ -3,6 +3,7 @@ missing and where the data came from; and the typed artifacts the CLI and the pa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +18,9 @@ from graphagents.artifacts import (
 )
 
 MAX_LAW_CITATIONS = 3
+_PERMIT_AREA = re.compile(r"토지거래 ?허가|허가 ?구역")
+PERMIT_AREA_MISSING = ("토지거래허가구역 지정 현황(국토교통부·시도지사 지정 공고) — 데이터에 없어 "
+                       "해당 여부를 확인하지 않았습니다; 지정 공고로 확인하세요")
 EXTERNAL_HINTS = ("시행령", "시행규칙", "조례", "대통령령")
 
 
@@ -72,6 +76,8 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
     from .offline.compose import delegated_notes
 
     missing += [n for n in delegated_notes(str(state.get("query", "")), citations) if n not in missing]
+    if _PERMIT_AREA.search(str(state.get("query", ""))):  # a designation lives in public notices, not in our data
+        missing.append(PERMIT_AREA_MISSING)
     sources = []
     if market:
         sources.append(market.get("source") or {})
@@ -79,10 +85,13 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
         synthetic = any(p.get("synthetic") for p in loans.get("products", []))
         sources.append({"kind": "loans", "synthetic": synthetic, "as_of": loans.get("as_of"),
                         "label": "대출 규제 규칙 파일(" + str(loans.get("as_of")) + " 기준)"
-                                 + (" + 합성(가상) 대출 상품" if synthetic else ""), "caveat": loans.get("caveat")})
+                                 + (" + 합성(가상) 대출 상품" if synthetic else ""), "caveat": loans.get("caveat"),
+                        "unverified": loans.get("unverified") or []})
     return {"intent": (state.get("planning_state") or {}).get("analyzed_intent") or {}, "laws": hits,
             "citations": citations, "market": market, "loans": loans, "analysis": analysis, "document": document,
             "missing": missing, "sources": sources, "teams_run": [r["id"] for r in runs],
+            "followup": (state.get("planning_state") or {}).get("followup"),
+            "english_gloss": (state.get("planning_state") or {}).get("english_gloss"),
             "finish_reason": state.get("finish_reason") or "plan_complete"}
 
 
@@ -107,7 +116,12 @@ def market_artifacts(market: Mapping[str, Any] | None) -> list[Artifact]:
     if not market:
         return []
     out: list[Artifact] = []
-    if market.get("sql"):
+    if market.get("sql") and market.get("method") == "fallback":
+        fb = market.get("fallback") or {}
+        params = ", ".join(repr(p) for p in fb.get("params") or [])
+        out.append(SqlArtifact(title=f"시세 조회 (보조 SQL — text2sql이 답하지 못해 직접 조회, 매개변수 {params})",
+                               sql=market["sql"]))
+    elif market.get("sql"):
         out.append(SqlArtifact(title=f"시세 조회 (text2sql): {market['question']}", sql=market["sql"]))
     table = market.get("table")
     if table:
@@ -143,9 +157,9 @@ def analysis_artifacts(analysis: Mapping[str, Any] | None) -> list[Artifact]:
 def loan_artifacts(loans: Mapping[str, Any] | None) -> list[Artifact]:
     if not loans or not loans.get("limits"):
         return []
-    cols = ["kind", "amount_manwon", "numbers", "source", "date"]
-    return [TableArtifact(title="대출 한도 계산 (만원)", columns=cols,
-                          rows=[[lim[c] for c in cols] for lim in loans["limits"]])]
+    cols = ["kind", "amount_manwon", "numbers", "source", "date", "verification"]
+    return [TableArtifact(title="대출 한도 계산 (만원, 규칙 파일 기준 — 미검증 규칙 포함 시 추정치)", columns=cols,
+                          rows=[[lim.get(c, "unverified") for c in cols] for lim in loans["limits"]])]
 
 
 def document_artifacts(doc: Mapping[str, Any]) -> list[Artifact]:

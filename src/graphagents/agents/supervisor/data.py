@@ -17,12 +17,12 @@ import os
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from graphagents.errors import ConfigError
+from graphagents.shared_data import find_shared
 
 from .records import Article, LoanProduct
 
@@ -53,11 +53,6 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
 TABLE_COMMENT = "아파트 매매·전세 실거래 내역 (합성 데이터: 실제 시세가 아님)"
 
 
-def _shared_candidates(start: Path) -> Iterator[Path]:
-    for parent in [start, *start.parents]:
-        yield parent / "shared" / DATASET
-
-
 def find_dataset(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The dataset folder: the explicit path, $GRAPHAGENTS_REALESTATE_DATA, or shared/ above us."""
     chosen = explicit or os.environ.get(ENV_VAR)
@@ -66,10 +61,9 @@ def find_dataset(explicit: str | os.PathLike[str] | None = None) -> Path:
         if not (path / ARTICLES).is_file():
             raise ConfigError(f"{str(path)!r} is not the real-estate dataset: {ARTICLES} is missing there")
         return path
-    for start in (Path(__file__).resolve(), Path.cwd().resolve()):
-        for candidate in _shared_candidates(start):
-            if (candidate / ARTICLES).is_file():
-                return candidate
+    found = find_shared(f"{DATASET}/{ARTICLES}")
+    if found is not None:
+        return found.parents[len(Path(ARTICLES).parts) - 1]
     raise ConfigError(
         f"cannot find shared/{DATASET} above the repository or the working directory; "
         f"set {ENV_VAR}=/path/to/realestate or pass -o data=/path/to/realestate"

@@ -65,6 +65,7 @@ class MainSupervisorState(TypedDict, total=False):
     session_options: dict[str, Any]
     query: str
     current_phase: str
+    last_context: dict[str, Any]  # {query, entities} of the last turn that stated any: what a follow-up inherits
     # planning (the note's planning_state and execution_plan)
     planning_state: dict[str, Any]  # analyzed_intent {intent_type, confidence, entities}, execution_steps, method
     execution_plan: dict[str, Any]  # {"teams": [TeamTask...], "strategy": Strategy}

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from graphagents.errors import ConfigError
 from graphagents.sandbox import ArtifactStore, Limits, SandboxPool, get_pool, get_store
 
+if TYPE_CHECKING:
+    from .uploads import Uploads
+
 __all__ = ["MAX_STEPS_LIMIT", "AgentContext", "TableQAOptions", "TableQASessionOptions", "parse_options"]
 
 MAX_STEPS_LIMIT = 20
+_SESSION_TABLE = re.compile(r"^(\w+=)?tbl_[0-9a-f]{32}$")
 
 
 class TableQAOptions(BaseModel):
@@ -38,8 +43,20 @@ class TableQASessionOptions(BaseModel):
 
     tables: list[str] = Field(
         default_factory=list,
-        description="stored table ids for this session (tbl_... or name=tbl_...); overrides the agent's tables",
+        max_length=64,
+        description="the user's uploaded tables for this session (tbl_... or name=tbl_..., from POST /api/uploads); "
+        "overrides the agent's tables",
     )
+
+    @field_validator("tables")
+    @classmethod
+    def _uploaded_ids(cls, value: list[str]) -> list[str]:
+        out = [str(v).strip() for v in value]
+        for item in out:
+            if not _SESSION_TABLE.match(item):
+                raise ValueError(f"{item[:80]!r} is not an uploaded table id (tbl_... or name=tbl_..., from "
+                                 "POST /api/uploads); files and database URLs are agent options")
+        return out
 
 
 def parse_options(raw: Mapping[str, Any]) -> TableQAOptions:
@@ -58,6 +75,7 @@ class AgentContext:
     options: TableQAOptions
     store: ArtifactStore
     pool: SandboxPool
+    uploads: Callable[[], Uploads] | None = None  # the users' uploads (session tables); None = none allowed
 
     @property
     def limits(self) -> Limits:
@@ -65,5 +83,5 @@ class AgentContext:
 
     @classmethod
     def open(cls, raw: Mapping[str, Any], *, store: ArtifactStore | None = None,
-             pool: SandboxPool | None = None) -> AgentContext:
-        return cls(parse_options(raw), store or get_store(), pool or get_pool())
+             pool: SandboxPool | None = None, uploads: Callable[[], Uploads] | None = None) -> AgentContext:
+        return cls(parse_options(raw), store or get_store(), pool or get_pool(), uploads)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -25,6 +26,10 @@ from .metrics import denotation_match, exact_match, partial_match
 from .scoring import answer_rows, gold_rows, gold_tables, matches_rows
 
 __all__ = ["EvalReport", "ItemResult", "eval_command", "run_eval"]
+
+
+FAILURE_TYPES = ("wrong_table", "code_error", "timeout", "budget", "wrong_answer", "declined", "error")
+"""Every failure type, counted in report.json's ``failures`` (0 when none)."""
 
 
 @dataclass
@@ -75,7 +80,7 @@ class EvalReport:
             "correct": sum(r.correct for r in self.results),
             "declined": failures.get("declined", 0),
             "wrong": n - sum(r.correct for r in self.results) - failures.get("declined", 0),
-            "failures": dict(sorted(failures.items())),
+            "failures": {t: failures.get(t, 0) for t in FAILURE_TYPES},
             "by_type": {
                 t: {"n": len(rs), "exact_match": sum(r.correct for r in rs) / len(rs),
                     "declined": sum(r.failure == "declined" for r in rs)}
@@ -108,6 +113,11 @@ def _cell(text: str) -> str:
     return text.replace("|", "/").replace("\n", " ")[:120]
 
 
+EVAL_USER = "tableqa-eval"
+"""The user the eval's tables are uploaded for (one per run: ``tableqa-eval-<random>``; its records
+are removed after each question)."""
+
+
 def run_eval(
     items: Sequence[Item],
     *,
@@ -118,23 +128,33 @@ def run_eval(
 ) -> EvalReport:
     from graphagents.runtime import Agent
     from graphagents.sandbox import get_store
+    from graphagents.store import database_for
 
     from .spec import SPEC
+    from .uploads import Uploads
 
     store = get_store()
     golds = {item.id: gold_rows(item) if item.scoring == "defog" else None for item in items}
     model = _model(llm, items, golds)
     agent = Agent(SPEC, llm=model, checkpoint_url="memory", **(options or {}))
+    uploads = Uploads(database_for(agent.settings.resolved_database_url), store)
+    user = f"{EVAL_USER}-{uuid.uuid4().hex[:12]}"  # concurrent runs never remove each other's records
     results = []
     for item in items:
         started = time.perf_counter()
-        try:
-            sources = [f"{t.name}={store.put(t.frame)}" for t in item.load_tables()]
-            reply = agent.session(None, tables=sources).send(item.question)
+        added: list[str] = []
+        try:  # each item's tables as uploads of the eval's own user, removed after the question
+            tables = item.load_tables()
+            added = [uploads.add_frame(user, table.name, table.frame).id for table in tables]
+            sources = [f"{t.name}={i}" for t, i in zip(tables, added, strict=True)]
+            reply = agent.session(None, user_id=user, tables=sources).send(item.question)
             errors = [e.to_dict().get("message", "") for e in reply.events if e.type == "error"]
             state, error = reply.state, "; ".join(errors)
         except Exception as exc:  # one broken item is a reported failure, not the end of the run
             state, error = {"status": "error", "answer": [], "steps": []}, f"{type(exc).__name__}: {exc}"
+        finally:
+            for table_id in dict.fromkeys(added):
+                uploads.forget(user, table_id)
         result = _score(item, state, golds.get(item.id), error, time.perf_counter() - started)
         results.append(result)
         if on_result:

@@ -25,7 +25,7 @@ def build_graph(actx: AgentContext, ctx: BuildContext, brain: Brain | None = Non
     if ctx.llm is None and brain is None:
         from .offline import OfflineBrain
 
-        brain = OfflineBrain()
+        brain = OfflineBrain(embedder=lambda: ctx.embedder)
     nodes = Nodes(actx, ctx.llm, brain)
     loop = ToolLoop(
         tools=nodes.registry(),
@@ -48,4 +48,6 @@ def build_graph(actx: AgentContext, ctx: BuildContext, brain: Brain | None = Non
 
 
 def build(ctx: BuildContext) -> Any:
-    return build_graph(AgentContext.open(ctx.options), ctx)
+    from .uploads import Uploads
+
+    return build_graph(AgentContext.open(ctx.options, uploads=lambda: Uploads(ctx.database)), ctx)

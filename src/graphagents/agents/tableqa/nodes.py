@@ -14,15 +14,16 @@ from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
 
-from graphagents.errors import GraphAgentsError
+from graphagents.errors import GraphAgentsError, InputError
 from graphagents.events import DecisionEvent, emit
+from graphagents.registry import ANONYMOUS
 from graphagents.toolloop import ActResult, Budget, Tool, ToolError, ToolRegistry, ToolResult, fresh_loop
 
 from .actions import Action, split_answer
 from .config import AgentContext
 from .planner import choose_action, llm_code_writer, planner_prompt
 from .state import StepRecord, TableQAState, TableRef, reset
-from .tables import STORED_SOURCE, load_sources
+from .tables import load_sources
 from .tools import ActOutcome, act
 
 __all__ = ["Brain", "LoopContext", "Nodes", "OfflineStep", "StepResult", "route_after_prepare"]
@@ -85,20 +86,26 @@ class Nodes:
         }
         if state.get("original_tables"):
             return fresh  # loaded on the session's first question, never rewritten
-        session_sources = list(state.get("session_options", {}).get("tables") or [])
-        unsafe = [s for s in session_sources if not STORED_SOURCE.match(str(s).strip())]
-        if unsafe:  # sessions come from end users (HTTP): no server files, no database URLs
-            return {**fresh, "status": "error", "reason": f"session tables must be stored table ids "
-                    f"(tbl_... or name=tbl_...), not {str(unsafe[0])[:80]!r}; files and URLs are agent options"}
-        sources = session_sources or list(self.actx.options.tables)
-        if not sources:
+        session_sources = [str(s) for s in state.get("session_options", {}).get("tables") or []]
+        if not session_sources and not self.actx.options.tables:
             return {**fresh, "status": "declined", "reason": "표가 없습니다. --table 파일.csv 로 표를 주세요 "
                     "(no tables: pass --table FILE, or the tables option)."}
         try:
-            refs = [self._store(t.name, t.frame, t.source) for t in load_sources(sources)]
+            if session_sources:  # sessions come from end users (HTTP): their own uploads only
+                tables = self._session_tables(state.get("user_id") or ANONYMOUS, session_sources)
+            else:
+                tables = load_sources(self.actx.options.tables)
+            refs = [self._store(t.name, t.frame, t.source) for t in tables]
         except GraphAgentsError as exc:
             return {**fresh, "status": "error", "reason": str(exc)}
         return {**fresh, "original_tables": refs}
+
+    def _session_tables(self, user_id: str, sources: list[str]) -> list[Any]:
+        from .uploads import resolve_session_tables
+
+        if self.actx.uploads is None:
+            raise InputError("this agent takes no session tables (no upload store); use the tables option")
+        return resolve_session_tables(self.actx.uploads(), user_id, sources)
 
     def _store(self, name: str, frame: Any, source: str) -> TableRef:
         table_id = self.actx.store.put(frame)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphagents.registry import AgentSpec, SessionContext
+from graphagents.userdata import UserData, UserScope
 
 from .config import MAX_STEPS_LIMIT, TableQAOptions, TableQASessionOptions
 from .graph import build
@@ -15,7 +16,7 @@ STEP_CAP = 2 * MAX_STEPS_LIMIT + 4
 
 
 def make_input(text: str, session: SessionContext) -> dict[str, Any]:
-    return {"user_input": text, "session_options": dict(session.options)}
+    return {"user_input": text, "session_options": dict(session.options), "user_id": session.user_id}
 
 
 def public_state(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -49,6 +50,20 @@ def _eval_cli() -> Any:
     return eval_command
 
 
+def _uploads(scope: UserScope) -> Any:
+    from .uploads import Uploads
+
+    return Uploads(scope.database)
+
+
+def _export_uploads(scope: UserScope) -> dict[str, Any]:
+    return {"uploads": [u.public() for u in _uploads(scope).list(scope.user_id)]}
+
+
+def _delete_uploads(scope: UserScope) -> int:
+    return int(_uploads(scope).delete_user(scope.user_id))
+
+
 SPEC = AgentSpec(
     name="tableqa",
     title="Table QA (MACT)",
@@ -64,4 +79,5 @@ SPEC = AgentSpec(
     session_options_model=TableQASessionOptions,
     cli=_cli,
     eval_cli=_eval_cli,
+    user_data=UserData(export=_export_uploads, delete=_delete_uploads),
 )

@@ -88,6 +88,7 @@ class TableQAState(LoopState, total=False):
 
     user_input: str
     session_options: dict[str, Any]
+    user_id: str  # the session's owner: session tables are that user's uploads
     question: str
     original_tables: list[TableRef]
     intermediate_tables: Annotated[list[IntermediateTable], extend_or_reset]

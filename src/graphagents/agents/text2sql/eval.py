@@ -22,6 +22,7 @@ import typer
 
 from graphagents.errors import ConfigError, InputError
 from graphagents.settings import Settings, get_settings
+from graphagents.shared_data import find_shared
 from graphagents.usage import Usage, UsageSummary
 
 from .evaluation import Question, expand_gold_alternatives, load_questions, matches_gold
@@ -33,23 +34,13 @@ OUTCOMES: tuple[Outcome, ...] = ("correct", "declined", "wrong")
 EVAL_MAX_ROWS = 200_000
 
 
-def find_shared(relative: str, start: Path | None = None) -> Path | None:
-    """``shared/<relative>`` in the nearest ancestor of ``start`` (the repo) that has it."""
-    here = (start or Path(__file__)).resolve()
-    for parent in [here, *here.parents]:
-        candidate = parent / "shared" / relative
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def resolve_questions(value: str | None) -> Path:
     if value in (None, "", "demo"):
         from .demo import demo_questions_path
 
         return demo_questions_path()
     if value == "defog-dev":
-        found = find_shared(DEFOG_DEV) or find_shared(DEFOG_DEV, Path.cwd())
+        found = find_shared(DEFOG_DEV)
         if found is None:
             raise InputError(f"cannot find shared/{DEFOG_DEV} above the repository; pass --questions PATH")
         return found

@@ -1,375 +1,555 @@
-// graphagents web page: pick an agent, chat, watch events and state live. No dependencies.
-// Everything here is generic: events by type, artifacts by kind, options from each agent's JSON schema.
+// graphagents web page: pick an agent, chat, follow the agent's state and trace, come back to past
+// conversations. Views live in views.js (state, artifacts) and trace.js (the timeline); formatting
+// in format.js. A conversation's URL (?agent=…&session=…) can be reloaded or shared with its owner.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
-const ui = {
-  select: $("agent-select"), newSession: $("new-session"), sessionId: $("session-id"),
-  description: $("agent-description"), samples: $("samples"), messages: $("messages"),
-  form: $("composer"), input: $("input"), send: $("send"), status: $("status"),
-  state: $("state"), events: $("events"), clear: $("clear-events"),
-  options: $("session-options"), agentOptions: $("agent-options"),
-};
-let agents = [];
-let current = { agent: null, session: null, busy: false };
-
-async function api(path, options = {}) {
-  const res = await fetch(path, { headers: { "content-type": "application/json" }, ...options });
-  if (!res.ok) {
-    let message = res.statusText;
-    try { message = (await res.json()).error || message; } catch (_) { /* not JSON */ }
-    throw new Error(`${res.status}: ${message}`);
-  }
-  return res;
-}
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function addMessage(role, text) {
-  const div = el("div", `msg ${role}`, text);
-  ui.messages.appendChild(div);
-  ui.messages.scrollTop = ui.messages.scrollHeight;
-  return div;
-}
-
-// -- events ------------------------------------------------------------------------------------
-
-function where(ev) {
-  return ev.namespace && ev.namespace.length ? `[${ev.namespace.join(" › ")}] ` : "";
-}
-
-function summarize(ev) {
-  switch (ev.type) {
-    case "step": return `${ev.phase} ${ev.node}${ev.error ? " ✗ " + ev.error : ""}`;
-    case "tool_call": return `→ ${ev.tool} ${JSON.stringify(ev.args)}`;
-    case "tool_result": return `← ${ev.tool} ${ev.ok ? "ok" : "error"}: ${ev.summary}`;
-    case "decision": return `${ev.kind}: ${ev.choice} (${ev.reason})`;
-    case "state_update": return `state: ${JSON.stringify(ev.state)}`;
-    case "error": return `error [${ev.code}]: ${ev.message}`;
-    case "final": return `final (done=${ev.done})`;
-    default: return JSON.stringify(ev);
-  }
-}
-
-function logEvent(ev) {
-  if (ev.type === "token") return;
-  const li = el("li", ev.type);
-  li.dataset.type = ev.type;
-  if (ev.namespace && ev.namespace.length) {
-    li.dataset.namespace = ev.namespace.join("/");
-    li.appendChild(el("span", "ns", where(ev)));
-  }
-  li.appendChild(document.createTextNode(summarize(ev)));
-  ui.events.appendChild(li);
-  li.scrollIntoView({ block: "nearest" });
-}
-
-function usageLine(usage) {
-  if (!usage) return "";
-  const calls = `${usage.model_calls} model call${usage.model_calls === 1 ? "" : "s"}`;
-  const tokens = usage.input_tokens + usage.output_tokens;
-  return `${calls} · ${tokens} tokens · ${Math.round(usage.latency_ms)} ms · ${usage.steps} steps`;
-}
-
-// -- state -------------------------------------------------------------------------------------
-
-function shortText(value) {
-  const text = typeof value === "string" ? value : JSON.stringify(value);
-  return text && text.length > 240 ? text.slice(0, 240) + "…" : text;
-}
-
-function renderState(state) {
-  const table = document.createElement("table");
-  const addRow = (key, value) => {
-    const tr = table.insertRow();
-    tr.dataset.key = key;
-    tr.insertCell().textContent = key;
-    tr.insertCell().textContent = shortText(value);
+(() => {
+  const GA = window.GA;
+  const { el } = GA;
+  const $ = (id) => document.getElementById(id);
+  const ui = {
+    select: $("agent-select"), newSession: $("new-session"), sessionId: $("session-id"), title: $("agent-title"),
+    description: $("agent-description"), samples: $("samples"), messages: $("messages"),
+    form: $("composer"), input: $("input"), send: $("send"), status: $("status"),
+    state: $("state"), events: $("events"), clear: $("clear-events"),
+    options: $("session-options"), agentOptions: $("agent-options"), optionsPanel: $("options-panel"),
+    sessionsPanel: $("sessions-panel"), sessionList: $("session-list"), sessionsEmpty: $("sessions-empty"),
+    sessionsToggle: $("sessions-toggle"), sessionsClose: $("sessions-close"), theme: $("theme-toggle"),
+    themeIcon: $("theme-icon"), upload: $("upload-box"),
   };
-  for (const [key, value] of Object.entries(state || {})) {
-    // Small flat objects (collected slots, say) get a row per entry so changes are easy to follow.
-    const isMap = value && typeof value === "object" && !Array.isArray(value);
-    const flat = isMap && Object.values(value).every((v) => v === null || typeof v !== "object");
-    if (flat && Object.keys(value).length <= 30) {
-      for (const [k, v] of Object.entries(value)) addRow(`${key}.${k}`, v);
+  const trace = new GA.Trace(ui.events);
+  let agents = [];
+  const views = {};  // agent -> view metadata (the slot-filling scenario ...)
+  const current = { agent: null, session: null, busy: false, state: {}, openTurn: false, decisions: [], intermediate: [] };
+
+  async function api(path, options = {}) {
+    const res = await fetch(path, { headers: { "content-type": "application/json" }, ...options });
+    if (!res.ok) {
+      let message = res.statusText;
+      try { message = (await res.json()).error || message; } catch (_) { /* not JSON */ }
+      const err = new Error(`${res.status}: ${message}`);
+      err.status = res.status;
+      throw err;
+    }
+    return res;
+  }
+
+  // -- messages -------------------------------------------------------------------------------
+  function nearBottom() { return ui.messages.scrollHeight - ui.messages.scrollTop - ui.messages.clientHeight < 120; }
+
+  /** Keep the newest message in view, also after charts and tables finish laying out. */
+  function scrollToEnd() {
+    ui.messages.scrollTop = ui.messages.scrollHeight;
+    requestAnimationFrame(() => { ui.messages.scrollTop = ui.messages.scrollHeight; });
+  }
+
+  function addMessage(role, text) {
+    document.getElementById("chat-pane").classList.add("has-messages");
+    const div = el("div", `msg ${role}`);
+    div.appendChild(el("div", "reply-text", text));
+    ui.messages.appendChild(div);
+    scrollToEnd();
+    return div;
+  }
+
+  function addError(text) {
+    const div = el("div", "msg error", text);
+    div.setAttribute("role", "alert");
+    ui.messages.appendChild(div);
+    scrollToEnd();
+    return div;
+  }
+
+  function renderReply(bubble, text, artifacts, questions) {
+    bubble.classList.remove("pending");
+    const shown = current.agent === "text2sql" ? GA.withoutRowListing(text, artifacts) : text;
+    bubble.replaceChildren(el("div", "reply-text", shown || "(답변 없음)"));
+    if (artifacts.length) bubble.classList.add("wide");
+    for (const node of GA.renderArtifacts(artifacts, { agent: current.agent, state: current.state })) bubble.appendChild(node);
+    const others = (questions || []).slice(1);
+    if (others.length) {
+      const list = el("ul", "questions");
+      list.appendChild(el("li", "questions-title", "함께 기다리는 질문:"));
+      for (const q of others) {
+        const li = el("li", "question", q.text);
+        if (q.path && q.path.length) li.title = q.path.join(" › ");
+        list.appendChild(li);
+      }
+      bubble.appendChild(list);
+    }
+    scrollToEnd();
+  }
+
+  // -- state ----------------------------------------------------------------------------------
+  function renderState(state) {
+    current.state = state || {};
+    const extra = { decisions: current.decisions, intermediate: current.intermediate };
+    ui.state.replaceChildren(GA.renderStateView(current.agent, current.state, views[current.agent], extra));
+  }
+
+  async function loadView(name) {
+    if (views[name] !== undefined) return;
+    try { views[name] = await (await api(`/api/agents/${encodeURIComponent(name)}/view`)).json(); } catch (_) { views[name] = null; }
+  }
+
+  function usageLine(usage) {
+    if (!usage) return "";
+    return `모델 호출 ${usage.model_calls}회 · 토큰 ${GA.number(usage.input_tokens + usage.output_tokens)} · `
+      + `${GA.duration(usage.latency_ms)} · ${usage.steps}단계`;
+  }
+
+  // -- options form from the JSON schema -----------------------------------------------------------
+  function optionField(name, prop) {
+    const label = el("label", "option");
+    label.appendChild(el("span", "option-name", name));
+    const type = prop.type || (prop.anyOf ? "json" : "string");
+    let input;
+    if (Array.isArray(prop.enum)) {
+      input = document.createElement("select");
+      for (const v of prop.enum) input.appendChild(new Option(String(v), String(v)));
+      if (prop.default !== undefined) input.value = String(prop.default);
+    } else if (type === "boolean") {
+      input = document.createElement("input");
+      input.type = "checkbox";
+      input.checked = Boolean(prop.default);
+    } else if (type === "integer" || type === "number") {
+      input = document.createElement("input");
+      input.type = "number";
+      if (type === "number") input.step = "any";
+      if (prop.default !== undefined && prop.default !== null) input.value = prop.default;
+    } else if (type === "string") {
+      input = document.createElement("input");
+      input.type = "text";
+      if (prop.default !== undefined && prop.default !== null) input.value = prop.default;
     } else {
-      addRow(key, value);
+      input = document.createElement("textarea");
+      input.rows = 2;
+      input.placeholder = "JSON";
+      if (prop.default !== undefined && prop.default !== null) input.value = JSON.stringify(prop.default);
+    }
+    input.name = name;
+    input.dataset.type = Array.isArray(prop.enum) ? "enum" : type;
+    label.appendChild(input);
+    if (prop.description) label.appendChild(el("small", "muted", prop.description));
+    return label;
+  }
+
+  function renderOptionsForm(agent) {
+    const schema = (agent && agent.session_options) || {};
+    const props = schema.properties || {};
+    ui.options.replaceChildren(...Object.entries(props).map(([name, prop]) => optionField(name, prop)));
+    if (!Object.keys(props).length) ui.options.appendChild(el("p", "muted", "이 에이전트는 세션 옵션이 없어요."));
+    const agentProps = ((agent && agent.options) || {}).properties || {};
+    ui.agentOptions.replaceChildren();
+    if (Object.keys(agentProps).length) {
+      ui.agentOptions.appendChild(el("dt", "", "에이전트 옵션 (graphagents serve -o agent.key=value)"));
+      for (const [name, prop] of Object.entries(agentProps)) ui.agentOptions.appendChild(el("dd", "", `${name}: ${prop.description || ""}`));
     }
   }
-  ui.state.replaceChildren(table);
-}
 
-// -- artifacts, by kind ------------------------------------------------------------------------
-
-function tableElement(columns, rows, note) {
-  const table = el("table", "result");
-  const head = table.createTHead().insertRow();
-  for (const col of columns) head.appendChild(el("th", "", String(col)));
-  const body = table.createTBody();
-  for (const row of (rows || []).slice(0, 50)) {
-    const tr = body.insertRow();
-    for (const v of row) tr.insertCell().textContent = v === null || v === undefined ? "" : String(v);
-  }
-  if (note) table.createCaption().textContent = note;
-  return table;
-}
-
-// A bar or line chart from the Vega-Lite subset: mark, data.values, encoding.x/y.field.
-function chartElement(spec) {
-  const NS = "http://www.w3.org/2000/svg";
-  const values = (spec.data && spec.data.values) || [];
-  const x = spec.encoding && spec.encoding.x && spec.encoding.x.field;
-  const y = spec.encoding && spec.encoding.y && spec.encoding.y.field;
-  const points = values.map((v) => [String(v[x]), Number(v[y])]).filter((p) => Number.isFinite(p[1]));
-  const svg = document.createElementNS(NS, "svg");
-  const width = 320, height = 140, pad = 20;
-  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.setAttribute("class", "chart");
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", `${spec.mark || "chart"} of ${y} by ${x}`);
-  const top = Math.max(1e-12, ...points.map((p) => Math.abs(p[1])));
-  const step = (width - 2 * pad) / Math.max(points.length, 1);
-  const yOf = (n) => height - pad - (Math.abs(n) / top) * (height - 2 * pad);
-  const add = (tag, attrs, text) => {
-    const node = document.createElementNS(NS, tag);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-    if (text !== undefined) node.textContent = text;
-    svg.appendChild(node);
-    return node;
-  };
-  if (spec.mark === "line") {
-    const path = points.map((p, i) => `${pad + step * (i + 0.5)},${yOf(p[1])}`).join(" ");
-    add("polyline", { points: path, fill: "none", stroke: "#2f80ed", "stroke-width": 2 });
-  }
-  points.forEach(([label, n], i) => {
-    const cx = pad + step * i;
-    if (spec.mark !== "line") {
-      add("rect", { x: cx + step * 0.15, y: yOf(n), width: step * 0.7, height: height - pad - yOf(n), fill: "#2f80ed" })
-        .appendChild(document.createElementNS(NS, "title")).textContent = `${label}: ${n}`;
+  function readOptions() {
+    const out = {};
+    for (const input of ui.options.querySelectorAll("[name]")) {
+      const kind = input.dataset.type;
+      if (kind === "boolean") { out[input.name] = input.checked; continue; }
+      const raw = input.value.trim();
+      if (raw === "") continue;  // the agent's default
+      if (kind === "integer" || kind === "number") out[input.name] = Number(raw);
+      else if (kind === "json") {
+        try { out[input.name] = JSON.parse(raw); } catch (_) { throw new Error(`옵션 ${input.name}: JSON 형식이 아니에요`); }
+      } else out[input.name] = raw;
     }
-    add("text", { x: cx + step / 2, y: height - 5, "text-anchor": "middle", "font-size": 10 }, label);
-  });
-  return svg;
-}
-
-function renderArtifact(a) {
-  const box = el("div", `artifact ${a.kind}`);
-  box.dataset.kind = a.kind;
-  if (a.title) box.appendChild(el("div", "artifact-title", a.title));
-  switch (a.kind) {
-    case "sql": box.appendChild(el("pre", "sql", a.sql)); break;
-    case "table":
-    case "intermediate_table": {
-      const shown = Math.min((a.rows || []).length, 50);
-      const total = a.total_rows ?? (a.rows || []).length;
-      const note = [a.step ? `step: ${a.step}` : "", total > shown ? `${total} rows, first ${shown} shown` : ""]
-        .filter(Boolean).join("; ");
-      box.appendChild(tableElement(a.columns || [], a.rows || [], note));
-      break;
-    }
-    case "chart": box.appendChild(chartElement(a.spec || {})); break;
-    case "citation": {
-      const line = el("div", "citation-line", `${a.ref ? a.ref + " " : ""}${a.source}${a.text ? ": " + a.text : ""}`);
-      if (a.url) { const link = el("a", "", " ↗"); link.href = a.url; link.target = "_blank"; line.appendChild(link); }
-      box.appendChild(line);
-      break;
-    }
-    case "document": box.appendChild(el("div", "document-text", `[${a.id}] ${a.text}`)); break;
-    default: box.appendChild(el("pre", "", JSON.stringify(a)));
+    return out;
   }
-  return box;
-}
 
-function renderFinal(bubble, ev, streamed) {
-  bubble.textContent = ev.text || streamed || "(no reply)";
-  for (const a of ev.artifacts || []) bubble.appendChild(renderArtifact(a));
-  const others = (ev.questions || []).slice(1);
-  if (others.length) {
-    const list = el("ul", "questions");
-    list.appendChild(el("li", "questions-title", "Also waiting for:"));
-    for (const q of others) {
-      const li = el("li", "question", q.text);
-      if (q.path && q.path.length) li.title = q.path.join(" › ");
-      list.appendChild(li);
-    }
-    bubble.appendChild(list);
-  }
-}
+  // -- uploads (tableqa): POST /api/uploads, when the server has it ----------------------------------
+  const uploads = { available: null, list: [], chosen: new Set() };
 
-// -- options form from the JSON schema ---------------------------------------------------------
-
-function optionField(name, prop) {
-  const label = el("label", "option");
-  label.appendChild(el("span", "option-name", name));
-  const type = prop.type || (prop.anyOf ? "json" : "string");
-  let input;
-  if (Array.isArray(prop.enum)) {
-    input = document.createElement("select");
-    for (const v of prop.enum) input.appendChild(new Option(String(v), String(v)));
-    if (prop.default !== undefined) input.value = String(prop.default);
-  } else if (type === "boolean") {
-    input = document.createElement("input");
-    input.type = "checkbox";
-    input.checked = Boolean(prop.default);
-  } else if (type === "integer" || type === "number") {
-    input = document.createElement("input");
-    input.type = "number";
-    if (type === "number") input.step = "any";
-    if (prop.default !== undefined && prop.default !== null) input.value = prop.default;
-  } else if (type === "string") {
-    input = document.createElement("input");
-    input.type = "text";
-    if (prop.default !== undefined && prop.default !== null) input.value = prop.default;
-  } else {
-    input = document.createElement("textarea");
-    input.rows = 2;
-    input.placeholder = "JSON";
-    if (prop.default !== undefined && prop.default !== null) input.value = JSON.stringify(prop.default);
-  }
-  input.name = name;
-  input.dataset.type = Array.isArray(prop.enum) ? "enum" : type;
-  input.title = prop.description || "";
-  label.appendChild(input);
-  if (prop.description) label.appendChild(el("small", "muted", prop.description));
-  return label;
-}
-
-function renderOptionsForm(agent) {
-  const schema = (agent && agent.session_options) || {};
-  const props = schema.properties || {};
-  ui.options.replaceChildren(...Object.entries(props).map(([name, prop]) => optionField(name, prop)));
-  if (!Object.keys(props).length) ui.options.appendChild(el("p", "muted", "This agent takes no session options."));
-  const agentProps = ((agent && agent.options) || {}).properties || {};
-  ui.agentOptions.replaceChildren();
-  if (Object.keys(agentProps).length) {
-    ui.agentOptions.appendChild(el("dt", "", "Agent options (graphagents serve -o agent.key=value)"));
-    for (const [name, prop] of Object.entries(agentProps)) ui.agentOptions.appendChild(el("dd", "", `${name}: ${prop.description || ""}`));
-  }
-}
-
-function readOptions() {
-  const out = {};
-  for (const input of ui.options.querySelectorAll("[name]")) {
-    const kind = input.dataset.type;
-    if (kind === "boolean") { out[input.name] = input.checked; continue; }
-    const raw = input.value.trim();
-    if (raw === "") continue;  // the agent's default
-    if (kind === "integer" || kind === "number") out[input.name] = Number(raw);
-    else if (kind === "json") {
-      try { out[input.name] = JSON.parse(raw); } catch (_) { throw new Error(`option ${input.name}: not valid JSON`); }
-    } else out[input.name] = raw;
-  }
-  return out;
-}
-
-// -- agents and sessions -----------------------------------------------------------------------
-
-async function loadAgents() {
-  agents = await (await api("/api/agents")).json();
-  ui.select.replaceChildren(...agents.map((a) => new Option(`${a.title} (${a.name})`, a.name)));
-  const wanted = new URLSearchParams(location.search).get("agent");
-  if (wanted && agents.some((a) => a.name === wanted)) ui.select.value = wanted;
-  await selectAgent(ui.select.value);
-}
-
-async function selectAgent(name) {
-  const agent = agents.find((a) => a.name === name);
-  current.agent = name;
-  ui.description.textContent = agent ? agent.description : "";
-  renderOptionsForm(agent);
-  ui.samples.replaceChildren(...(agent ? agent.samples : []).map((turns) => {
-    const b = el("button", "", turns[0]);
-    b.type = "button";
-    b.addEventListener("click", () => { ui.input.value = turns[0]; ui.input.focus(); });
-    return b;
-  }));
-  await newSession();
-}
-
-async function newSession() {
-  ui.messages.replaceChildren();
-  ui.events.replaceChildren();
-  renderState({});
-  ui.status.textContent = "";
-  try {
-    const body = JSON.stringify({ options: readOptions() });
-    const res = await api(`/api/agents/${current.agent}/sessions`, { method: "POST", body });
-    current.session = (await res.json()).session_id;
-    ui.sessionId.textContent = `session ${current.session}`;
-  } catch (err) {
-    current.session = null;
-    ui.sessionId.textContent = "no session";
-    addMessage("error", String(err.message || err));
-  }
-}
-
-async function* readSSE(response) {
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true }).replace(/\r\n/g, "\n");
-    let cut;
-    while ((cut = buffer.indexOf("\n\n")) !== -1) {
-      const frame = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const data = frame.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
-      if (data) yield JSON.parse(data);
-    }
-  }
-}
-
-async function send(text) {
-  if (current.busy || !text.trim() || !current.session) return;
-  current.busy = true;
-  ui.send.disabled = true;
-  addMessage("user", text);
-  const bubble = addMessage("agent", "…");
-  let streamed = "";
-  ui.status.textContent = "working…";
-  try {
-    const res = await api(`/api/agents/${current.agent}/sessions/${current.session}/messages`, {
-      method: "POST", body: JSON.stringify({ text }),
-    });
-    for await (const ev of readSSE(res)) {
-      logEvent(ev);
-      if (ev.type === "token" && ev.section !== "reasoning" && !(ev.namespace && ev.namespace.length)) {
-        streamed += ev.text;
-        bubble.textContent = streamed;
-      } else if (ev.type === "state_update") {
-        renderState(ev.state);
-      } else if (ev.type === "final") {
-        renderFinal(bubble, ev, streamed);
-        renderState(ev.state);
-        ui.status.textContent = [ev.done ? "conversation finished" : "", usageLine(ev.usage)].filter(Boolean).join(" · ");
-        ui.status.dataset.done = String(ev.done);
-      } else if (ev.type === "error") {
-        addMessage("error", ev.message);
+  async function renderUploads() {
+    const agent = agents.find((a) => a.name === current.agent);
+    const takesTables = agent && ((agent.session_options || {}).properties || {}).tables;
+    if (!takesTables) { ui.upload.hidden = true; return; }
+    if (uploads.available === null) {
+      // the uploads route may not be on this server: ask the schema rather than provoke a 404
+      try {
+        const schema = await (await api("/openapi.json")).json();
+        uploads.available = Boolean(schema.paths && schema.paths["/api/uploads"]);
+        if (uploads.available) {
+          const listed = await (await api("/api/uploads")).json();
+          uploads.list = Array.isArray(listed) ? listed : listed.uploads || [];
+        }
+      } catch (_) {
+        uploads.available = false;
+        uploads.list = [];
       }
     }
-  } catch (err) {
-    bubble.remove();
-    addMessage("error", String(err.message || err));
-    ui.status.textContent = "";
-  } finally {
-    current.busy = false;
-    ui.send.disabled = false;
+    if (!uploads.available) { ui.upload.hidden = true; return; }
+    ui.upload.hidden = false;
+    const row = el("div", "upload-row");
+    const label = el("label", "btn small", "표 파일 올리기");
+    label.setAttribute("for", "upload-file");
+    const file = el("input");
+    file.type = "file"; file.id = "upload-file"; file.className = "visually-hidden";
+    file.accept = ".csv,.tsv,.json,.jsonl,.xlsx,.sqlite,.db";
+    const note = el("span", "muted upload-note", "CSV, TSV, JSON, JSONL, XLSX, SQLite");
+    note.setAttribute("role", "status");
+    file.addEventListener("change", async () => {
+      if (!file.files || !file.files.length) return;
+      const body = new FormData();
+      body.append("file", file.files[0]);
+      note.textContent = "올리는 중…";
+      try {
+        const res = await fetch("/api/uploads", { method: "POST", body });
+        const data = await res.json().catch(() => ({}));
+        if (!res.ok) throw new Error(data.error || data.detail || res.statusText);
+        uploads.list.unshift(data);
+        uploads.chosen.add(data.id);
+        note.textContent = `${data.name}: ${GA.count(data.rows, "행")} × ${GA.count((data.columns || []).length, "열")} 올렸어요. 새 대화에서 써요.`;
+        renderUploadList();
+      } catch (err) {
+        note.textContent = `올리지 못했어요: ${err.message || err}`;
+      }
+      file.value = "";
+    });
+    row.append(label, file, note);
+    const list = el("ul", "upload-list");
+    list.id = "upload-list";
+    ui.upload.replaceChildren(row, list);
+    renderUploadList();
   }
-}
 
-ui.select.addEventListener("change", () => selectAgent(ui.select.value));
-ui.newSession.addEventListener("click", () => newSession());
-ui.clear.addEventListener("click", () => ui.events.replaceChildren());
-ui.options.addEventListener("submit", (e) => { e.preventDefault(); newSession(); });
-ui.form.addEventListener("submit", (e) => { e.preventDefault(); const t = ui.input.value; ui.input.value = ""; send(t); });
-ui.input.addEventListener("keydown", (e) => {
-  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); ui.form.requestSubmit(); }
-});
-loadAgents().catch((err) => addMessage("error", String(err.message || err)));
+  function renderUploadList() {
+    const list = $("upload-list");
+    if (!list) return;
+    list.replaceChildren();
+    for (const u of uploads.list.slice(0, 12)) {
+      const li = el("li");
+      const label = el("label", "badge");
+      const box = el("input");
+      box.type = "checkbox"; box.checked = uploads.chosen.has(u.id); box.value = u.id;
+      box.addEventListener("change", () => { if (box.checked) uploads.chosen.add(u.id); else uploads.chosen.delete(u.id); });
+      label.append(box, document.createTextNode(` ${u.name} (${GA.count(u.rows, "행")})`));
+      li.appendChild(label);
+      list.appendChild(li);
+    }
+  }
+
+  // -- agents, sessions, URL -----------------------------------------------------------------------
+  function setUrl(replace) {
+    const params = new URLSearchParams(location.search);
+    params.set("agent", current.agent);
+    if (current.session) params.set("session", current.session); else params.delete("session");
+    const url = `${location.pathname}?${params}`;
+    if (url !== location.pathname + location.search) history[replace ? "replaceState" : "pushState"]({}, "", url);
+  }
+
+  function showSession(sid) {
+    current.session = sid;
+    ui.sessionId.textContent = sid ? `session ${sid}` : "no session";
+    ui.sessionId.title = sid ? "이 주소를 저장하거나 공유하면 이 대화로 돌아올 수 있어요" : "";
+  }
+
+  function resetConversation() {
+    ui.messages.replaceChildren();
+    document.getElementById("chat-pane").classList.remove("has-messages");
+    trace.reset();
+    current.decisions = [];
+    current.intermediate = [];
+    current.openTurn = false;
+    renderState({});
+    ui.status.textContent = "";
+    delete ui.status.dataset.done;
+  }
+
+  async function loadAgents() {
+    agents = await (await api("/api/agents")).json();
+    ui.select.replaceChildren(...agents.map((a) => new Option(`${a.title} (${a.name})`, a.name)));
+    const params = new URLSearchParams(location.search);
+    const wanted = params.get("agent");
+    if (wanted && agents.some((a) => a.name === wanted)) ui.select.value = wanted;
+    await selectAgent(ui.select.value, params.get("session"));
+  }
+
+  async function selectAgent(name, sessionId) {
+    const agent = agents.find((a) => a.name === name);
+    current.agent = name;
+    ui.title.textContent = agent ? agent.title : name;
+    ui.description.textContent = agent ? agent.description : "";
+    document.title = agent ? `${agent.title} · graphagents` : "graphagents";
+    renderOptionsForm(agent);
+    const seen = new Set();
+    const samples = (agent ? agent.samples : []).filter((turns) => turns.length && !seen.has(turns[0]) && seen.add(turns[0]));
+    ui.samples.replaceChildren(...samples.map((turns) => {
+      const b = el("button", "", turns[0]);
+      b.type = "button";
+      b.title = turns.length > 1 ? `예시 대화: ${turns.join(" → ")}` : "예시 질문";
+      b.addEventListener("click", () => { ui.input.value = turns[0]; ui.input.focus(); });
+      return b;
+    }));
+    await loadView(name);
+    renderUploads();
+    if (sessionId) await resume(sessionId);
+    else await newSession();
+    refreshSessions();
+  }
+
+  async function newSession() {
+    resetConversation();
+    try {
+      const options = readOptions();
+      if (uploads.available && uploads.chosen.size && ((agents.find((a) => a.name === current.agent) || {}).session_options || {}).properties?.tables) {
+        options.tables = [...uploads.chosen];
+      }
+      const res = await api(`/api/agents/${current.agent}/sessions`, { method: "POST", body: JSON.stringify({ options }) });
+      showSession((await res.json()).session_id);
+      setUrl(false);
+    } catch (err) {
+      showSession(null);
+      addError(String(err.message || err));
+    }
+    refreshSessions();
+  }
+
+  /** Open a past conversation: its messages (read back from the server), its state, its question. */
+  async function resume(sid) {
+    resetConversation();
+    try {
+      const [info, transcript] = await Promise.all([
+        api(`/api/agents/${current.agent}/sessions/${encodeURIComponent(sid)}`).then((r) => r.json()),
+        api(`/api/agents/${current.agent}/sessions/${encodeURIComponent(sid)}/transcript`).then((r) => r.json()),
+      ]);
+      showSession(info.session_id);
+      setUrl(true);
+      renderState(info.state || {});
+      const messages = transcript.messages || [];
+      let lastAgent = null;
+      for (const m of messages) {
+        const bubble = addMessage(m.role === "user" ? "user" : "agent", m.text);
+        if (m.role !== "user") lastAgent = bubble;
+      }
+      if (info.pending && (!lastAgent || lastAgent.textContent !== info.pending)) lastAgent = addMessage("agent", info.pending);
+      // the last answer's artifacts come back from the state (the SQL and its table)
+      const artifacts = [];
+      const s = info.state || {};
+      if (current.agent === "text2sql" && s.sql) artifacts.push({ kind: "sql", sql: s.sql });
+      if (current.agent === "text2sql" && s.table && s.table.columns) {
+        artifacts.push({ kind: "table", columns: s.table.columns, rows: s.table.rows || [], total_rows: s.table.total_rows ?? null });
+      }
+      if (lastAgent && artifacts.length) renderReply(lastAgent, lastAgent.textContent, artifacts, []);
+      current.openTurn = Boolean(info.pending);
+      const n = messages.filter((m) => m.role === "user").length;
+      ui.messages.prepend(el("div", "msg notice", n ? `이전 대화 ${n}개 메시지를 불러왔어요.` : "이어서 대화할 수 있어요."));
+      scrollToEnd();
+    } catch (err) {
+      await newSession();
+      addError(err.status === 404 ? "이 대화를 찾을 수 없어요 (삭제되었거나 다른 사용자의 대화예요). 새 대화를 시작했어요." : String(err.message || err));
+    }
+  }
+
+  // -- the session list --------------------------------------------------------------------------
+  async function refreshSessions() {
+    if (!current.agent) return;
+    let sessions = [];
+    try {
+      sessions = (await (await api(`/api/agents/${current.agent}/sessions`)).json()).sessions || [];
+    } catch (_) {
+      return;  // signed out, or the server is restarting: the list stays as it was
+    }
+    ui.sessionsEmpty.hidden = sessions.length > 0;
+    ui.sessionList.replaceChildren(...sessions.map(sessionItem));
+  }
+
+  function sessionItem(s) {
+    const li = el("li", "session-item");
+    li.dataset.session = s.session_id;
+    if (s.session_id === current.session) li.setAttribute("aria-current", "true");
+    const open = el("button", "session-open");
+    open.type = "button";
+    open.appendChild(el("span", "session-title", s.title || "새 대화"));
+    const time = el("time", "session-time", GA.when(s.updated_at));
+    time.dateTime = s.updated_at;
+    open.appendChild(time);
+    open.setAttribute("aria-label", `${s.title || "새 대화"} 열기 (${GA.when(s.updated_at)})`);
+    open.addEventListener("click", async () => {
+      closeDrawer();
+      await resume(s.session_id);
+      setUrl(false);
+      refreshSessions();
+    });
+    li.appendChild(open);
+    const actions = el("div", "session-actions");
+    const rename = GA.button("이름 바꾸기", "small ghost session-rename", () => startRename(li, s), { "aria-label": `${s.title || "새 대화"} 이름 바꾸기` });
+    const del = GA.button("삭제", "small ghost danger session-delete", () => confirmDelete(li, s), { "aria-label": `${s.title || "새 대화"} 삭제` });
+    actions.append(rename, del);
+    li.appendChild(actions);
+    return li;
+  }
+
+  function startRename(li, s) {
+    const form = el("form", "session-rename-form");
+    const input = el("input");
+    input.type = "text"; input.value = s.title || ""; input.maxLength = 80; input.required = true;
+    input.setAttribute("aria-label", "새 이름");
+    const save = el("button", "btn small primary", "저장");
+    save.type = "submit";
+    const cancel = GA.button("취소", "small ghost", () => refreshSessions());
+    form.append(input, save, cancel);
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      try {
+        await api(`/api/agents/${current.agent}/sessions/${encodeURIComponent(s.session_id)}`, {
+          method: "PATCH", body: JSON.stringify({ title: input.value }),
+        });
+      } catch (err) { addError(String(err.message || err)); }
+      await refreshSessions();
+      const again = ui.sessionList.querySelector(`[data-session="${CSS.escape(s.session_id)}"] .session-open`);
+      if (again) again.focus();
+    });
+    input.addEventListener("keydown", (e) => { if (e.key === "Escape") refreshSessions(); });
+    li.querySelector(".session-actions").replaceWith(form);
+    input.focus();
+    input.select();
+  }
+
+  function confirmDelete(li, s) {
+    const box = el("div", "session-actions");
+    box.appendChild(el("span", "muted", "삭제할까요?"));
+    const yes = GA.button("삭제", "small danger session-delete-confirm", async () => {
+      try {
+        await api(`/api/agents/${current.agent}/sessions/${encodeURIComponent(s.session_id)}`, { method: "DELETE" });
+      } catch (err) { addError(String(err.message || err)); }
+      if (s.session_id === current.session) await newSession();
+      await refreshSessions();
+    });
+    const no = GA.button("취소", "small ghost", () => refreshSessions());
+    box.append(yes, no);
+    li.querySelector(".session-actions").replaceWith(box);
+    no.focus();
+  }
+
+  function openDrawer() {
+    ui.sessionsPanel.classList.add("open");
+    ui.sessionsToggle.setAttribute("aria-expanded", "true");
+    const first = ui.sessionList.querySelector("button") || ui.sessionsClose;
+    if (first) first.focus();
+  }
+  function closeDrawer() {
+    if (!ui.sessionsPanel.classList.contains("open")) return;
+    ui.sessionsPanel.classList.remove("open");
+    ui.sessionsToggle.setAttribute("aria-expanded", "false");
+  }
+
+  // -- a turn ------------------------------------------------------------------------------------
+  async function* readSSE(response) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true }).replace(/\r\n/g, "\n");
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) !== -1) {
+        const frame = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const data = frame.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
+        if (data) yield JSON.parse(data);
+      }
+    }
+  }
+
+  async function send(text) {
+    if (current.busy || !text.trim() || !current.session) return;
+    current.busy = true;
+    ui.send.disabled = true;
+    addMessage("user", text);
+    const bubble = addMessage("agent pending", "");
+    let streamed = "";
+    ui.status.textContent = "답변을 준비하고 있어요…";
+    delete ui.status.dataset.done;
+    trace.startTurn(text);
+    current.decisions = [];
+    current.intermediate = [];
+    try {
+      const res = await api(`/api/agents/${current.agent}/sessions/${current.session}/messages`, {
+        method: "POST", body: JSON.stringify({ text }),
+      });
+      for await (const ev of readSSE(res)) {
+        trace.add(ev);
+        if (ev.type === "token" && ev.section !== "reasoning" && !(ev.namespace && ev.namespace.length)) {
+          const stick = nearBottom();
+          streamed += ev.text;
+          bubble.firstChild.textContent = streamed;
+          if (stick) scrollToEnd();
+        } else if (ev.type === "state_update") {
+          renderState(ev.state);
+        } else if (ev.type === "decision" && ev.details && Number.isFinite(ev.details.iteration)) {
+          current.decisions.push({ ...ev.details, decision: ev.details.decision || ev.choice, reason: ev.details.reason || ev.reason });
+          renderState(current.state);
+        } else if (ev.type === "final") {
+          current.intermediate = (ev.artifacts || []).filter((a) => a.kind === "intermediate_table");
+          current.state = ev.state || {};
+          renderReply(bubble, ev.text || streamed, ev.artifacts || [], ev.questions);
+          renderState(ev.state);
+          // "finished" only when a dialogue that asked questions has come to its end
+          const finished = ev.done && current.openTurn;
+          current.openTurn = !ev.done;
+          ui.status.textContent = [finished ? "대화가 끝났어요" : "", usageLine(ev.usage)].filter(Boolean).join(" · ");
+          ui.status.dataset.done = String(ev.done);
+        } else if (ev.type === "error") {
+          addError(ev.message);
+        }
+      }
+    } catch (err) {
+      bubble.remove();
+      addError(String(err.message || err));
+      ui.status.textContent = "";
+    } finally {
+      current.busy = false;
+      ui.send.disabled = false;
+      if (bubble.isConnected && bubble.classList.contains("pending")) bubble.remove();
+      scrollToEnd();
+      refreshSessions();
+    }
+  }
+
+  // -- theme ------------------------------------------------------------------------------------
+  const THEMES = ["system", "light", "dark"];
+  const THEME_TEXT = { system: ["◐", "시스템 설정"], light: ["☀", "밝게"], dark: ["☾", "어둡게"] };
+  function applyTheme(theme) {
+    if (theme === "system") delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = theme;
+    try { if (theme === "system") localStorage.removeItem("ga-theme"); else localStorage.setItem("ga-theme", theme); } catch (_) { /* storage off */ }
+    const [icon, label] = THEME_TEXT[theme];
+    ui.themeIcon.textContent = icon;
+    ui.theme.setAttribute("aria-label", `화면 테마: ${label} (눌러서 바꾸기)`);
+    GA.retheme();
+  }
+  function currentTheme() { return document.documentElement.dataset.theme || "system"; }
+
+  // -- wiring -----------------------------------------------------------------------------------
+  ui.select.addEventListener("change", async () => {
+    current.session = null;
+    await selectAgent(ui.select.value, null);
+  });
+  ui.newSession.addEventListener("click", () => newSession());
+  ui.clear.addEventListener("click", () => trace.reset());
+  ui.options.addEventListener("submit", (e) => { e.preventDefault(); newSession(); });
+  ui.form.addEventListener("submit", (e) => { e.preventDefault(); const t = ui.input.value; ui.input.value = ""; send(t); });
+  ui.input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); ui.form.requestSubmit(); }
+  });
+  ui.sessionsToggle.addEventListener("click", () => (ui.sessionsPanel.classList.contains("open") ? closeDrawer() : openDrawer()));
+  ui.sessionsClose.addEventListener("click", () => { closeDrawer(); ui.sessionsToggle.focus(); });
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape") closeDrawer(); });
+  ui.theme.addEventListener("click", () => applyTheme(THEMES[(THEMES.indexOf(currentTheme()) + 1) % THEMES.length]));
+  window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => GA.retheme());
+  window.addEventListener("popstate", () => {
+    const params = new URLSearchParams(location.search);
+    const agent = params.get("agent");
+    if (agent && agent !== current.agent && agents.some((a) => a.name === agent)) { ui.select.value = agent; selectAgent(agent, params.get("session")); }
+    else if (params.get("session") && params.get("session") !== current.session) resume(params.get("session"));
+  });
+  applyTheme(currentTheme());
+  loadAgents().catch((err) => addError(String(err.message || err)));
+})();

@@ -106,7 +106,8 @@ def select(txs: Sequence[Transaction], *, deal_type: str | None = None, sigungu:
         out = [t for t in out if t.deal_type in (deal_type, "")]
         applied["deal_type"] = deal_type
     if sigungu:
-        out = [t for t in out if not t.sigungu or t.sigungu == sigungu]
+        # a user's table may hold whole addresses ("서울특별시 강남구 역삼동"): the 구 is one of its words
+        out = [t for t in out if not t.sigungu or t.sigungu == sigungu or sigungu in t.sigungu.split()]
         applied["sigungu"] = sigungu
     if area_range:
         low, high = area_range

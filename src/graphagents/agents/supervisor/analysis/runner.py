@@ -65,10 +65,12 @@ def run_analysis(query: str, entities: Mapping[str, Any], inputs: Mapping[str, A
     elif market_found:
         missing.append("조건에 맞는 거래 데이터(시세 계산에 필요)")
     _lease(text, entities, computations, missing)
-    _jeonse_risk(text, entities, median_sale, computations, missing)
+    median_label = ("시세 중앙값(합성 데이터)" if (market_found.get("source") or {}).get("synthetic")
+                    else "시세 중앙값(사용자 지정 거래 테이블)")
+    _jeonse_risk(text, entities, median_sale, computations, missing, median_label)
     loans = (inputs.get("search") or {}).get("loans")
     if loans:
-        _loan(loans, median_sale, computations, loan_calculator)
+        _loan(loans, median_sale, computations, loan_calculator, median_label)
     if _FEE.search(text):
         missing.append("중개보수 요율표(공인중개사법 시행규칙·시도 조례) — 데이터에 없어 상한을 계산할 수 없습니다")
         computations.append({"kind": "brokerage_fee", "title": "중개보수 상한", "result": {},
@@ -170,12 +172,12 @@ def _lease(text: str, entities: Mapping[str, Any], out: list[dict[str, Any]], mi
 
 
 def _jeonse_risk(text: str, entities: Mapping[str, Any], median_sale: int | None,
-                 out: list[dict[str, Any]], missing: list[str]) -> None:
+                 out: list[dict[str, Any]], missing: list[str], median_label: str = "시세 중앙값") -> None:
     if not _RISK.search(text):
         return
     deposit = ent.amount(entities, "deposit")
     price = ent.amount(entities, "price")
-    source = "사용자 제시 매매가" if price else "시세 중앙값(합성 데이터)" if median_sale else ""
+    source = "사용자 제시 매매가" if price else median_label if median_sale else ""
     price = price or median_sale
     checklist = risk.registry_checklist()
     if deposit is None or price is None:
@@ -194,16 +196,16 @@ def _jeonse_risk(text: str, entities: Mapping[str, Any], median_sale: int | None
 
 
 def _loan(loans: Mapping[str, Any], median_sale: int | None, out: list[dict[str, Any]],
-          calculator: LoanCalculator | None) -> None:
+          calculator: LoanCalculator | None, median_label: str = "시세 중앙값") -> None:
     """The search team's loan figures; when it lacked a price, redo them at the market median."""
     result = dict(loans)
     note = ""
     if (calculator is not None and loans.get("purpose") == "매매" and loans.get("price_manwon") is None
             and median_sale is not None):
         params = {**(loans.get("query") or {}), "price_manwon": median_sale,
-                  "price_source": "시세 중앙값(합성 데이터)"}
+                  "price_source": median_label}
         result = calculator(params)
-        note = f"매매가를 몰라 시세 중앙값 {format_manwon(median_sale)}으로 계산했습니다"
+        note = f"매매가를 몰라 {median_label} {format_manwon(median_sale)}으로 계산했습니다"
     out.append({"kind": "loan", "title": "대출 가능 금액", "result": result, "numbers": _loan_numbers(result),
                 "articles": [], "missing": list(result.get("missing", [])), **({"note": note} if note else {})})
 
@@ -238,7 +240,8 @@ def _insight(c: Mapping[str, Any]) -> str:
     if kind == "jeonse_risk":
         return f"(보증금+선순위채권)/매매가 {r['ratio_pct']}% — 위험도 {r['level']}"
     if kind == "loan" and r.get("max_loan_manwon"):
-        return f"대출 가능 금액(규칙 기준) 최대 {format_manwon(r['max_loan_manwon'])}"
+        return (f"대출 가능 금액(규칙 파일 기준{' 추정, 미검증 규칙 포함' if r.get('unverified') else ''}) "
+                f"최대 {format_manwon(r['max_loan_manwon'])}")
     if kind == "damages" and r.get("lower_bound_manwon"):
         return f"손해배상액 하한(보증금 환산분 제외) {format_manwon(r['lower_bound_manwon'])}"
     return ""

@@ -10,7 +10,9 @@ from graphagents.events import DecisionEvent, emit
 from graphagents.llm import ask_json
 
 from ..context import SupervisorContext
+from ..offline.english import gloss
 from ..offline.entities import extract_entities
+from ..offline.followup import INHERITED_KEYS, rewrite
 from ..plan import DIRECT_INTENTS, INTENT_TYPES, SIMPLE_INTENTS, PlanOut, build_plan, merge_entities
 from ..prompts import PROMPTS
 from ..state import MainSupervisorState
@@ -55,6 +57,16 @@ def model_plan(ctx: SupervisorContext, query: str, entities: dict[str, Any],
 def make_planning(ctx: SupervisorContext) -> Any:
     def planning(state: MainSupervisorState) -> dict[str, Any]:
         query = state["query"]
+        english = gloss(query)
+        if english:  # the offline brain reads Korean: the question's real-estate words, glossed
+            query = f"{query} ({english})"
+        last = state.get("last_context") or {}
+        followup = rewrite(query, str(last.get("query") or ""), last.get("entities") or {}) if last else None
+        if followup is not None:  # "그럼 전세는?": the previous question's conditions carry over, said openly
+            query = followup["query"]
+            emit(DecisionEvent("followup", followup["mode"],
+                               f"앞 질문의 조건({', '.join(followup['said'])})을 이어받아 '{query}'로 이해했습니다",
+                               followup))
         entities = extract_entities(query)
         method, errors = "offline", list[str]()
         planned = model_plan(ctx, query, entities, errors) if ctx.models.planner is not None else None
@@ -77,10 +89,17 @@ def make_planning(ctx: SupervisorContext) -> Any:
                             **({"error": error} if error else {})}))
         steps = [{"team": t["team"], "task": t["reason"], "description": ", ".join(t.get("scopes", []))}
                  for t in tasks]
-        return {"current_phase": "planning",
+        context = {k: v for k, v in intent["entities"].items() if k in INHERITED_KEYS or k == "amounts"}
+        if not any(k in context for k in ("region", "complex", "area", "amounts")):
+            context = {}  # a question about the law alone ("전세 갱신청구권이 뭐야?") sets no conditions
+        return {"current_phase": "planning", "query": query,
                 "planning_state": {"analyzed_intent": intent, "execution_steps": steps, "method": method,
-                                   **({"error": error} if error else {})},
-                "execution_plan": plan, "active_teams": teams, "plan_queue": tasks}
+                                   **({"error": error} if error else {}),
+                                   **({"followup": followup} if followup else {}),
+                                   **({"english_gloss": english} if english else {})},
+                "execution_plan": plan, "active_teams": teams, "plan_queue": tasks,
+                # what the next turn's follow-up may inherit; a turn without conditions keeps the older one
+                **({"last_context": {"query": query, "entities": context}} if context else {})}
 
     return planning
 

@@ -15,7 +15,7 @@ from graphagents.events import DecisionEvent, emit
 
 from ..aggregate import artifacts, collect
 from ..context import SupervisorContext
-from ..offline.compose import GREETING, OUT_OF_SCOPE, compose
+from ..offline.compose import GREETING, OUT_OF_SCOPE, compose, followup_note
 from ..offline.compose import _source_notes as source_notes
 from ..prompts import PROMPTS
 from ..state import MainSupervisorState
@@ -64,6 +64,7 @@ def make_generate_response(ctx: SupervisorContext) -> Any:
             footer.append("확인이 필요한 정보: " + "; ".join(agg["missing"]))
         if citations:
             footer.append("근거 조문: " + ", ".join(c["citation"] for c in citations))
-        return {"reply": "\n\n".join([text, "\n".join(footer)]).strip(), "current_phase": "respond"}
+        return {"reply": followup_note(agg) + "\n\n".join([text, "\n".join(footer)]).strip(),
+                "current_phase": "respond"}
 
     return generate_response

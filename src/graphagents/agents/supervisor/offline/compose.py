@@ -113,7 +113,19 @@ def compose(query: str, agg: Mapping[str, Any]) -> str:
     if kind.startswith("market") and not any(c["kind"] == "price_stats" for c in comps) and not (
             market and market.get("rows")):
         head = "요청하신 시세를 조회하지 못했습니다."
-    return (head + "\n\n" if head else "") + "\n".join(lines).strip()
+    return followup_note(agg) + (head + "\n\n" if head else "") + "\n".join(lines).strip()
+
+
+def followup_note(agg: Mapping[str, Any]) -> str:
+    """A follow-up says which earlier conditions it carried over (never silently)."""
+    out = ""
+    if agg.get("english_gloss"):
+        out += (f"(The statutes and data are Korean, so this answer is in Korean. 영어 질문의 핵심어를 "
+                f"「{agg['english_gloss']}」(으)로 읽었습니다.)\n\n")
+    fu = agg.get("followup")
+    if fu:
+        out += f"(앞 질문의 조건({', '.join(fu['said'])})을 이어받아 「{fu['query']}」(으)로 이해했습니다.)\n\n"
+    return out
 
 
 def _headline(kind: str) -> str:
@@ -188,14 +200,27 @@ def _loan_lines(loans: Mapping[str, Any]) -> list[str]:
     else:
         area = loans.get("area") or {}
         for lim in loans.get("limits", []):
+            flag = "" if lim.get("verification") == "official_text" else f", {lim.get('verification_label', '미검증')}"
             out.append(f"- {lim['kind']} 기준 {format_manwon(lim['amount_manwon'])} "
-                       f"({lim['numbers']}; {lim['source']})")
+                       f"({lim['numbers']}; {lim['source']}, {lim['date']}{flag})")
         if loans.get("max_loan_manwon"):
-            out.append(f"- 규칙상 최대 대출 가능 금액: {format_manwon(loans['max_loan_manwon'])} "
-                       f"({loans['binding']} 기준, {area.get('label', '')}, {loans.get('buyer_label', '')})")
+            binding: Mapping[str, Any] = next(
+                (lim for lim in loans.get("limits", []) if lim["kind"] == loans.get("binding")), {})
+            if binding.get("verification") == "official_text" and not loans.get("unverified"):
+                out.append(f"- 규칙상 최대 대출 가능 금액: {format_manwon(loans['max_loan_manwon'])} "
+                           f"({loans['binding']} 기준, {area.get('label', '')}, {loans.get('buyer_label', '')})")
+            else:  # never stated as fact: the rule behind it was not checked against the official text
+                out.append(f"- 규칙 파일 기준 추정 최대 대출 가능 금액: {format_manwon(loans['max_loan_manwon'])} "
+                           f"({loans['binding']} 기준, {area.get('label', '')}, {loans.get('buyer_label', '')}) — "
+                           "공식 발표 원문과 대조하지 못한 규칙에 따른 추정치로, 확정된 한도가 아닙니다")
         for p in loans.get("products", [])[:3]:
-            out.append(f"- {p['name']}: {format_manwon(p['amount_manwon'])}, 연 {p['rate_annual']:.1%}, "
-                       f"{p['term_years']}년 월 상환 약 {format_manwon(int(p['monthly_payment_manwon']))}")
+            if loans.get("max_loan_manwon"):
+                out.append(f"- {p['name']}: {format_manwon(p['amount_manwon'])}, 연 {p['rate_annual']:.1%}, "
+                           f"{p['term_years']}년 월 상환 약 {format_manwon(int(p['monthly_payment_manwon']))}")
+            else:  # no regulatory limit could be computed: the product's own ceiling is not what one can borrow
+                out.append(f"- {p['name']}: 상품 자체 상한 {format_manwon(p['amount_manwon'])}, "
+                           f"연 {p['rate_annual']:.1%} "
+                           "(가격·소득을 몰라 규제 한도를 계산하지 못했으므로 대출 가능 금액이 아닙니다)")
     out += [f"  (가정: {a})" for a in loans.get("assumptions", [])]
     return out
 
@@ -204,12 +229,20 @@ def _source_notes(sources: Sequence[Mapping[str, Any]]) -> list[str]:
     notes = []
     for s in sources:
         if s.get("kind") == "market":
+            if s.get("fallback"):
+                notes.append(f"※ {s['fallback']}.")
             if s.get("synthetic"):
-                notes.append("※ 시세 수치는 테스트용 합성(가상) 거래 데이터로 계산했습니다. 실제 시세가 아닙니다.")
+                notes.append("※ 시세 데이터는 테스트용 합성(가상) 거래 데이터입니다. 실제 시세가 아닙니다.")
             else:
                 notes.append(f"※ 시세 출처: {s.get('label')} ({s.get('url')})")
         elif s.get("kind") == "loans":
             if s.get("synthetic"):
                 notes.append("※ 대출 상품은 합성(가상) 상품입니다. 실제 상품이 아닙니다.")
-            notes.append(f"※ 대출 규제는 {s.get('as_of')} 기준 규칙 파일입니다. {s.get('caveat') or ''}".strip())
+            unverified = s.get("unverified") or []
+            if unverified:
+                notes.append(f"※ 대출 규제 수치는 {s.get('as_of')} 기준 규칙 파일에서 가져왔으며, 이 계산에 쓰인 규칙 "
+                             f"{len(unverified)}개({', '.join(unverified)})는 공식 발표 원문과 대조하지 못한 미검증 "
+                             f"수치입니다. {s.get('caveat') or ''}".strip())
+            else:
+                notes.append(f"※ 대출 규제는 {s.get('as_of')} 기준 규칙 파일입니다. {s.get('caveat') or ''}".strip())
     return notes

@@ -19,6 +19,9 @@ from graphagents.errors import ConfigError
 PACKAGE = "graphagents.agents.supervisor"
 Buyer = Literal["first_home", "no_home", "one_home_disposal", "multi_home"]
 AreaKind = Literal["regulated", "unregulated"]
+Verification = Literal["official_text", "secondary_source", "unverified"]
+VERIFICATION_LABELS: dict[str, str] = {"official_text": "공식 원문 확인", "secondary_source": "2차 출처로만 확인",
+                                       "unverified": "미검증"}
 
 BUYER_LABELS: dict[str, str] = {
     "first_home": "생애최초 주택구입자",
@@ -39,6 +42,12 @@ class RegulatedArea(_Strict):
     sigungu: str | list[str]
     source: str = Field(min_length=3)
     date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
+    verification: Verification = "unverified"  # a user's file that says nothing is unverified
+    checked: str = ""  # what was checked, against what
+
+    @property
+    def verified(self) -> bool:
+        return self.verification == "official_text"
 
     def covers(self, sido: str | None, sigungu: str | None) -> bool:
         if self.sigungu == "*":
@@ -58,6 +67,12 @@ class Rule(_Strict):
     price_max_manwon: int | None = None
     source: str = Field(min_length=3)
     date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$")
+    verification: Verification = "unverified"  # a user's file that says nothing is unverified
+    checked: str = ""  # what was checked, against what
+
+    @property
+    def verified(self) -> bool:
+        return self.verification == "official_text"
 
     def applies(self, area: AreaKind, buyer: Buyer, price_manwon: int | None = None) -> bool:
         if self.area is not None and self.area != area:
@@ -76,6 +91,7 @@ class Rule(_Strict):
 
 class LoanRules(_Strict):
     as_of: str
+    checked_on: str | None = None
     caveat: str
     regulated_areas: list[RegulatedArea]
     rules: list[Rule]

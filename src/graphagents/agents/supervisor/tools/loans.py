@@ -12,7 +12,7 @@ from typing import Any
 
 from ..records import LoanProduct
 from ..units import format_manwon
-from .loan_rules import BUYER_LABELS, Buyer, LoanRules, Rule
+from .loan_rules import BUYER_LABELS, VERIFICATION_LABELS, Buyer, LoanRules, Rule
 
 DEFAULT_TERM_YEARS = 30
 DEFAULT_BUYER: Buyer = "no_home"
@@ -49,7 +49,8 @@ def max_principal(yearly_budget: float, annual_rate: float, years: int) -> float
 
 
 def _rule_ref(rule: Rule) -> dict[str, Any]:
-    return {"rule": rule.id, "source": rule.source, "date": rule.date}
+    return {"rule": rule.id, "source": rule.source, "date": rule.date, "verification": rule.verification,
+            "verification_label": VERIFICATION_LABELS[rule.verification], "checked": rule.checked}
 
 
 def calculate(query: LoanQuery, rules: LoanRules, products: tuple[LoanProduct, ...]) -> dict[str, Any]:
@@ -114,14 +115,15 @@ def calculate(query: LoanQuery, rules: LoanRules, products: tuple[LoanProduct, .
         "price_manwon": price,
         "price_source": query.price_source,
         "area": {"status": area, "label": "규제지역" if area == "regulated" else "비규제지역",
-                 **({"rule": area_rule.id, "source": area_rule.source, "date": area_rule.date}
-                    if area_rule is not None else {})},
+                 **({"rule": area_rule.id, "source": area_rule.source, "date": area_rule.date,
+                     "verification": area_rule.verification} if area_rule is not None else {})},
         "buyer": buyer,
         "buyer_label": BUYER_LABELS[buyer],
         "term_years": term,
         "limits": limits,
         "max_loan_manwon": binding["amount_manwon"] if binding else None,
         "binding": binding["kind"] if binding else None,
+        "unverified": _unverified(limits, area_rule),
         "complete": complete,
         "products": [_product(p, query, binding["amount_manwon"] if binding else None, term)
                      for p in products if p.purpose == "매매"],
@@ -130,6 +132,16 @@ def calculate(query: LoanQuery, rules: LoanRules, products: tuple[LoanProduct, .
         "as_of": rules.as_of,
         "caveat": rules.caveat,
     }
+
+
+def _unverified(limits: list[dict[str, Any]], area_rule: Any) -> list[str]:
+    """The rules behind these figures that were not checked against an official text."""
+    ids = [lim["rule"] for lim in limits if lim.get("verification") != "official_text"]
+    ids += [lim["stress"]["rule"] for lim in limits
+            if lim.get("stress") and lim["stress"].get("verification") != "official_text"]
+    if area_rule is not None and area_rule.verification != "official_text":
+        ids.append(area_rule.id)
+    return list(dict.fromkeys(ids))
 
 
 def _product(p: LoanProduct, query: LoanQuery, regulatory_max: int | None, term: int) -> dict[str, Any]:

@@ -3,7 +3,9 @@ sub-graph over a real SQL database (the synthetic data in SQLite by default, Pos
 user's own table through the ``market_db`` option).
 
 The question is written in Korean from the planner's entities, so the sub-agent sees what a user
-would type; the supervisor never writes SQL itself.
+would type. Only when the sub-agent declines or its SQL finds no row for a place the planner named
+(e.g. a user's table whose region column holds whole addresses) does the tool read the rows itself,
+with one bound parameter (``market_fallback``), and the answer says so.
 """
 
 from __future__ import annotations
@@ -53,7 +55,33 @@ def run_market(graph: Any, source: MarketSource, query: str, entities: Mapping[s
     reply = str(state.get("reply", ""))
     out = {"question": question, "sql": state.get("sql"), "status": state.get("status", ""),
            "table": table, "rows": rows, "reply": reply, "source": source.describe()}
-    if not state.get("sql"):  # the sub-agent declined: its reason is what the user needs to know
-        out["missing"] = [f"시세 데이터 — 시세 조회 에이전트(text2sql)가 '{question}'에 답하지 못함: "
-                          f"{' '.join(reply.split())[:160]}"]
+    if not state.get("sql") or not rows:  # the sub-agent declined, or its SQL found nothing for the place
+        declined = " ".join(reply.split())[:160] if not state.get("sql") else "조건에 맞는 행이 없다는 결과"
+        fallback = _fallback(source, entities)
+        if fallback is not None and fallback["table"]["rows"]:
+            # our own parameterised query found the place: use its rows and say how they were read
+            found = len(fallback["table"]["rows"])
+            out.update(sql=fallback["sql"], status="fallback", table=fallback["table"], rows=found,
+                       method="fallback", declined=declined,
+                       fallback={k: fallback[k] for k in ("params", "table_name", "column", "term", "truncated")},
+                       source={**source.describe(),
+                               "fallback": f"시세 조회 에이전트(text2sql)가 '{question}'에 "
+                                           f"{'맞는 행을 찾지 못해' if state.get('sql') else '답하지 못해'}, "
+                                           f"{fallback['table_name']}.{fallback['column']} 값에 "
+                                           f"'{fallback['term']}'이(가) 들어간 거래 {found}건을 "
+                                           "직접 조회했습니다"})
+            return out
+        if not state.get("sql"):
+            out["missing"] = [f"시세 데이터 — 시세 조회 에이전트(text2sql)가 '{question}'에 답하지 못함: {declined}"]
     return out
+
+
+def _fallback(source: MarketSource, entities: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The supervisor's own parameterised query (``market_fallback``); None when it finds nothing or
+    the database cannot be read (the sub-agent's reason is then what the user sees)."""
+    from .market_fallback import fallback_query
+
+    try:
+        return fallback_query(source.url, entities)
+    except Exception:  # an unreadable database leaves the decline as it was
+        return None

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ....korean import get_kiwi
+from ....korean import tokenize
 
 __all__ = [
     "AggFunc",
@@ -38,11 +38,8 @@ def is_hangul(text: str) -> bool:
 
 
 def korean_tokens(text: str) -> list[Tok]:
-    out = []
-    for t in get_kiwi().tokenize(text):
-        tag = t.tag.split("-")[0]
-        out.append(Tok(t.form, tag, t.start, t.start + t.len))
-    return out
+    """Kiwi morphemes with spans, from the core analyser (``graphagents.korean.tokenize``)."""
+    return [Tok(m.form, m.tag, m.start, m.end) for m in tokenize(text)]
 
 
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*|\d+(?:\.\d+)?")

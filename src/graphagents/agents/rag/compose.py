@@ -1,0 +1,156 @@
+"""The offline answer: an extractive composer with numbered citations, and "not found" when nothing
+in the retrieved passages supports an answer.
+
+Every sentence of the retrieved passages is scored against the question: cosine similarity of the
+multilingual encoder (so a Korean question finds English sentences) plus a bonus for each of the
+question's focus terms the sentence contains. The best sentences (a few per question, at most two
+per passage) are quoted verbatim, in the corpus's language, each followed by its passage's number;
+numbers follow the order in which passages are first cited. The answer says which asked-about
+aspects ("side effects") no quoted sentence covers, and declines when no sentence reaches
+:data:`SUPPORT_THRESHOLD` or contains a topic of the question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from graphagents.retrieval import sentences
+
+from .query import ASPECT_WORDS, focus_terms, is_korean
+
+__all__ = ["NOT_FOUND_EN", "NOT_FOUND_KO", "SUPPORT_THRESHOLD", "Composed", "SentenceIndex", "compose", "safety_note"]
+
+SUPPORT_THRESHOLD = 0.30
+"""Least cosine (question vs sentence) for a sentence to be quoted; see docs/rag.md for how it was set."""
+TERM_BONUS = 0.08  # per focus term the sentence contains (capped at 3)
+MAX_PER_PASSAGE = 2
+SENTENCES_BY_INTENT = {"simple": 3, "moderate": 4, "complex": 6}
+
+NOT_FOUND_KO = "문서에서 이 질문에 대한 내용을 찾지 못했습니다."
+NOT_FOUND_EN = "I could not find this in the documents."
+_ASPECT_WORDS = ASPECT_WORDS
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def safety_note(korean: bool) -> str:
+    if korean:
+        return ("※ 이 정보는 일반적인 의학 정보이며 진단이나 처방을 대신하지 않습니다. "
+                "복용 중인 약이나 치료는 의사·약사와 상의하세요.")
+    return ("Note: this is general medical information, not a diagnosis or prescription; "
+            "talk to your doctor or pharmacist about your medicines and treatment.")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    doc_index: int
+    text: str
+
+
+@dataclass
+class SentenceIndex:
+    """The sentences of the retrieved passages with their vectors (embedded once per turn)."""
+
+    items: list[Sentence]
+    vectors: np.ndarray
+
+    @classmethod
+    def build(cls, docs: Sequence[Mapping[str, Any]], embedder: Any) -> SentenceIndex:
+        items = [Sentence(i, s) for i, d in enumerate(docs) for s in sentences(str(d.get("text", "")))
+                 if len(s) >= 20]
+        if not items:
+            return cls([], np.zeros((0, getattr(embedder, "dim", 1)), np.float32))
+        return cls(items, np.asarray(embedder.embed([s.text for s in items]), np.float32))
+
+    def similarities(self, vector: np.ndarray) -> np.ndarray:
+        if not self.items:
+            return np.zeros(0, np.float32)
+        return self.vectors @ np.asarray(vector, np.float32)
+
+
+@dataclass
+class Composed:
+    answer: str
+    citations: list[dict[str, Any]] = field(default_factory=list)  # [{"ref": 1, "doc_index": i, ...}]
+    quoted: list[str] = field(default_factory=list)
+    not_found: bool = False
+    missing: list[str] = field(default_factory=list)
+    best_similarity: float = 0.0
+
+
+def _contains(text: str, term: str) -> bool:
+    words = set(_WORD.findall(text.lower()))
+    parts = _WORD.findall(term.lower())
+    if not parts:
+        return False
+    if len(parts) == 1:
+        stem = parts[0][:6] if len(parts[0]) > 6 else parts[0]
+        return any(w.startswith(stem) for w in words)
+    return term.lower() in text.lower()
+
+
+def covered(terms: Sequence[str], text: str) -> list[str]:
+    return [t for t in terms if _contains(text, t)]
+
+
+def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceIndex, question_vector: np.ndarray,
+            *, intent: str = "moderate", extra_terms: Sequence[str] = ()) -> Composed:
+    """The extractive answer to ``question`` from ``docs`` (best first)."""
+    korean = is_korean(question)
+    focus = [*focus_terms(question), *(t for t in extra_terms if t)]
+    topics = [t for t in focus if t not in _ASPECT_WORDS]
+    sims = index.similarities(question_vector)
+    scored: list[tuple[float, float, int]] = []
+    for i, sentence in enumerate(index.items):
+        hits = len(covered(focus, sentence.text))
+        scored.append((float(sims[i]) + TERM_BONUS * min(hits, 3), float(sims[i]), i))
+    scored.sort(key=lambda t: (-t[0], t[2]))
+    best = scored[0][1] if scored else 0.0
+    limit = SENTENCES_BY_INTENT.get(intent, 4)
+    chosen: list[int] = []
+    per_doc: dict[int, int] = {}
+    for _score, sim, i in scored:
+        if len(chosen) >= limit:
+            break
+        sentence = index.items[i]
+        if sim < SUPPORT_THRESHOLD:
+            continue
+        if per_doc.get(sentence.doc_index, 0) >= MAX_PER_PASSAGE:
+            continue
+        if topics and not covered(topics, sentence.text) and not covered(topics, _doc_title(docs, sentence.doc_index)):
+            continue  # a sentence about something else the question did not ask about
+        chosen.append(i)
+        per_doc[sentence.doc_index] = per_doc.get(sentence.doc_index, 0) + 1
+    if not chosen:
+        text = NOT_FOUND_KO if korean else NOT_FOUND_EN
+        return Composed(f"{text}\n\n{safety_note(korean)}", not_found=True, missing=list(focus),
+                        best_similarity=round(best, 4))
+    # passage numbers in order of first citation; sentences grouped by passage, in passage order
+    chosen.sort(key=lambda i: (index.items[i].doc_index, i))
+    refs: dict[int, int] = {}
+    lines: list[str] = []
+    quoted: list[str] = []
+    for i in chosen:
+        sentence = index.items[i]
+        ref = refs.setdefault(sentence.doc_index, len(refs) + 1)
+        lines.append(f"- {sentence.text} [{ref}]")
+        quoted.append(sentence.text)
+    answer_text = " ".join(quoted) + " " + " ".join(_doc_title(docs, d) for d in refs)
+    missing = [t for t in focus if not _contains(answer_text, t)]
+    head = "문서에서 찾은 내용입니다 (원문 인용):" if korean else "From the documents:"
+    parts = [head, *lines]
+    if missing:
+        names = ", ".join(missing)
+        parts.append(f"\n문서에서 다음 내용은 찾지 못했습니다: {names}." if korean
+                     else f"\nThe documents do not cover: {names}.")
+    parts.append("\n" + safety_note(korean))
+    citations = [{"ref": ref, "doc_index": d} for d, ref in sorted(refs.items(), key=lambda kv: kv[1])]
+    return Composed("\n".join(parts), citations, quoted, False, missing, round(best, 4))
+
+
+def _doc_title(docs: Sequence[Mapping[str, Any]], i: int) -> str:
+    return str(docs[i].get("title") or "") if 0 <= i < len(docs) else ""

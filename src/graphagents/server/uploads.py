@@ -1,0 +1,139 @@
+"""Table uploads for tableqa sessions: ``POST /api/uploads``, ``GET /api/uploads``,
+``DELETE /api/uploads/{id}``.
+
+``POST`` takes one multipart field ``file`` (CSV, TSV, JSON, JSONL, XLSX or SQLite; optional form
+field ``name`` to rename it, query ``?table=NAME`` to pick a sheet or SQLite table) and answers
+201 ``{"id": "tbl_...", "name": ..., "rows": N, "columns": [...], "bytes": N}``. The body is limited
+by ``GRAPHAGENTS_MAX_UPLOAD_BYTES`` (413 over it, checked on the header and again while reading);
+an unsupported kind is 415, an unreadable file 422, each with a one-line message (in ``error``, the
+app's key, and ``detail``). Uploads belong to the caller: another user's id is a 404. A tableqa
+session uses them through its ``tables`` option: ``{"tables": ["tbl_...", "name=tbl_..."]}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from starlette.datastructures import UploadFile
+from starlette.requests import ClientDisconnect
+from starlette.types import Message
+
+from ..agents.tableqa.uploads import UnsupportedUpload, UploadNotFound, Uploads
+from ..errors import InputError
+from ..settings import Settings
+from ..store import database_for
+from .auth import CurrentUser
+
+__all__ = ["PATH", "router", "upload_body_limit", "uploads_for"]
+
+PATH = "/api/uploads"
+_FORM_OVERHEAD = 64 * 1024  # multipart boundaries, part headers and the small text fields
+
+router = APIRouter(tags=["uploads"])
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    line = " ".join(message.split())
+    return JSONResponse({"error": line, "detail": line}, status_code=status)
+
+
+def uploads_for(settings: Settings) -> Uploads:
+    return Uploads(database_for(settings.resolved_database_url))
+
+
+def _settings(request: Request) -> Settings:
+    pool = getattr(request.app.state, "pool", None)
+    if pool is not None:
+        return pool.settings  # type: ignore[no-any-return]
+    from ..settings import get_settings
+
+    return get_settings()
+
+
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The whole body, or None as soon as it passes ``limit`` bytes (chunked bodies included)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(limit: int) -> JSONResponse:
+    return _error(413, f"the upload is larger than the limit of {limit:,} bytes (GRAPHAGENTS_MAX_UPLOAD_BYTES)")
+
+
+def upload_body_limit(settings: Settings) -> int:
+    """The most bytes an upload request may carry: the file limit plus the multipart framing."""
+    return settings.max_upload_bytes + _FORM_OVERHEAD
+
+
+@router.post(PATH, status_code=201, summary="Upload a table (CSV/TSV/JSON/JSONL/XLSX/SQLite) for tableqa sessions")
+async def upload_table(request: Request, user_id: CurrentUser, table: str | None = None) -> Any:
+    settings = _settings(request)
+    limit = settings.max_upload_bytes
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > limit + _FORM_OVERHEAD:
+        return _too_large(limit)
+    if "multipart/form-data" not in request.headers.get("content-type", ""):
+        return _error(415, "send the table as multipart/form-data with the file in the field 'file'")
+    try:
+        body = await _read_body(request, limit + _FORM_OVERHEAD)
+    except ClientDisconnect:
+        return _error(400, "the upload was interrupted")
+    if body is None:
+        return _too_large(limit)
+
+    async def replay() -> Message:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    form_request = Request(request.scope, replay)
+    try:
+        form = await form_request.form(max_files=1, max_fields=4, max_part_size=4096)
+    except Exception as exc:  # starlette's MultiPartException and parser errors: a malformed body
+        return _error(422, f"malformed multipart body: {str(exc).splitlines()[0][:160] if str(exc) else 'unreadable'}")
+    try:
+        file = form.get("file")
+        if not isinstance(file, UploadFile):
+            return _error(422, "no file: send the table in the multipart field 'file'")
+        data = await file.read()
+        if len(data) > limit:
+            return _too_large(limit)
+        name = form.get("name")
+        filename = file.filename or ""
+    finally:
+        await form.close()
+    uploads = uploads_for(settings)
+    try:
+        upload = await asyncio.to_thread(
+            uploads.add, user_id, filename, data, name=name if isinstance(name, str) and name.strip() else None,
+            table=table)
+    except UnsupportedUpload as exc:
+        return _error(415, str(exc))
+    except InputError as exc:
+        return _error(422, str(exc))
+    out = upload.public()
+    out.pop("created_at", None)
+    return JSONResponse(out, status_code=201)
+
+
+@router.get(PATH, summary="The caller's uploaded tables")
+async def list_uploads(request: Request, user_id: CurrentUser) -> list[dict[str, Any]]:
+    uploads = uploads_for(_settings(request))
+    return [u.public() for u in await asyncio.to_thread(uploads.list, user_id)]
+
+
+@router.delete(PATH + "/{upload_id}", summary="Delete one of the caller's uploaded tables")
+async def delete_upload(request: Request, upload_id: str, user_id: CurrentUser) -> Any:
+    uploads = uploads_for(_settings(request))
+    try:
+        upload = await asyncio.to_thread(uploads.delete, user_id, upload_id)
+    except UploadNotFound as exc:
+        return _error(404, str(exc))
+    return {"deleted": upload.id, "name": upload.name}
