@@ -17,7 +17,7 @@ from .llm import load_chat_model
 from .registry import BuildContext, all_specs, get_spec
 from .settings import get_settings
 
-__all__ = ["build_graph", "slotfill", "supervisor", "tableqa", "text2sql"]
+__all__ = ["build_graph", "rag", "slotfill", "supervisor", "tableqa", "text2sql"]
 
 
 def build_graph(name: str) -> Any:
@@ -31,6 +31,10 @@ def build_graph(name: str) -> Any:
     ctx = BuildContext(load_chat_model(settings.llm), None, settings, options, agent=name, typed_options=typed,
                        models=models, embedder_factory=_embedder_factory(None, settings))
     return spec.build(ctx)
+
+
+def rag() -> Any:
+    return build_graph("rag")
 
 
 def slotfill() -> Any:
