@@ -26,6 +26,7 @@ import re
 import statistics
 import sys
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +42,7 @@ from graphagents.agents.text2sql.eval import find_shared
 from graphagents.store import database_for
 from graphagents.testing import FunctionChatModel
 
-USER = "bench-ablation"
+USER = f"bench-ablation-{uuid.uuid4().hex[:8]}"
 NOT_TOTAL = (f"text = df_orig_1.select_dtypes(exclude='number').astype(str)\n"
              f"is_total = text.apply(lambda c: c.str.strip().str.lower().str.contains({SUMMARY_ROW!r})).any(axis=1)\n"
              f"new_table = df_orig_1[~is_total]")
@@ -108,10 +109,10 @@ def scripted_model(questions: list[Question], code: dict[str, str]) -> FunctionC
     def reply(messages: list[BaseMessage]) -> str:
         text = "\n".join(str(m.content) for m in messages)
         if any(isinstance(m, SystemMessage) for m in messages):  # the coder
-            m = re.search(r'지시사항: "(.*)"', text)
-            return f"```python\n{code.get(m.group(1) if m else '', 'new_table = df')}\n```"
-        m = re.search(r"^Question: (.*)$", text, re.M)
-        plan = plans.get(m.group(1).strip() if m else "", [])
+            asked = max((k for k in code if f'지시사항: "{k}"' in text), key=len, default="")
+            return f"```python\n{code.get(asked, 'new_table = df')}\n```"
+        question = max((q for q in plans if f"Question: {q}" in text), key=len, default="")
+        plan = plans.get(question, [])
         step = len(re.findall(r"^Observation \d+:", text, re.M))
         return plan[step] if step < len(plan) else "Thought: done.\nAction: Finish[df]"
 
@@ -136,6 +137,8 @@ def run(questions: list[Question], code: dict[str, str], chain: bool) -> dict[st
             right += 1
         else:
             wrong += 1
+            if chain and wrong <= 5:
+                print(f"    wrong (chained): {q.text!r} -> {answer[:3]} (gold {q.gold})")
     return {"right": right, "wrong": wrong, "declined": declined,
             "p50_ms": 1000 * statistics.median(seconds) if seconds else 0.0}
 

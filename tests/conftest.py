@@ -28,6 +28,8 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["GRAPHAGENTS_DATA_DIR"] = data_dir
     for var in ("GRAPHAGENTS_LLM", "GRAPHAGENTS_CHECKPOINT_URL", "GRAPHAGENTS_DATABASE_URL", "GRAPHAGENTS_CACHE_URL"):
         os.environ.pop(var, None)
+    # Servers the tests start build agents on demand; the reliability tests turn warming on themselves.
+    os.environ["GRAPHAGENTS_WARM_ON_START"] = "false"
     from graphagents.testing import forbid_model_requests
 
     forbid_model_requests()  # checked at request time: a hand-built provider model fails too

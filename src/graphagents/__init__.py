@@ -21,6 +21,7 @@ from .artifacts import (
     TableArtifact,
 )
 from .errors import (
+    BusyError,
     ConfigError,
     GraphAgentsError,
     InputError,
@@ -31,6 +32,7 @@ from .errors import (
     ModelSetupError,
     RunError,
     ServiceUnavailableError,
+    SessionExistsError,
     UnknownAgentError,
     UnknownProviderError,
     UnknownSessionError,
@@ -65,6 +67,7 @@ __all__ = [
     "AgentSpec",
     "Artifact",
     "BuildContext",
+    "BusyError",
     "ChartArtifact",
     "CitationArtifact",
     "ConfigError",
@@ -87,6 +90,7 @@ __all__ = [
     "ServiceUnavailableError",
     "Session",
     "SessionContext",
+    "SessionExistsError",
     "Settings",
     "SqlArtifact",
     "StateUpdateEvent",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -122,8 +123,9 @@ class Turn:
             if "input" in chunk:
                 return StepEvent(chunk["name"], "start", namespace=readable(ns))
             self.steps += 1
-            err = chunk.get("error")
-            return StepEvent(chunk["name"], "end", None if err is None else str(err), namespace=readable(ns))
+            err = chunk.get("error")  # the exception's type only: its text goes to the log, not to clients
+            return StepEvent(chunk["name"], "end", None if err is None else type(err).__name__,
+                             namespace=readable(ns))
         return None
 
     def failed(self, exc: Exception, agent: str, session_id: str) -> ErrorEvent:
@@ -131,10 +133,12 @@ class Turn:
             self.failure = CAP_REPLY
             return ErrorEvent(f"step cap of {self.step_cap} reached; the turn was ended", code="step_cap")
         self.failure = ERROR_REPLY
-        if isinstance(exc, GraphAgentsError):
+        if isinstance(exc, GraphAgentsError):  # our own one-line messages, written for the user
             return ErrorEvent(str(exc), code=type(exc).__name__)
-        log.error("agent %s session %s failed", agent, session_id, exc_info=exc)
-        return ErrorEvent(f"internal error: {type(exc).__name__}: {exc}", code="internal")
+        ref = uuid.uuid4().hex[:8]
+        log.error("agent %s session %s failed (ref %s)", agent, session_id, ref, exc_info=exc)
+        # The exception's text stays in the server log: it may hold internals or the user's input.
+        return ErrorEvent(f"internal error (ref {ref}); the server log has the details", code="internal")
 
     def final(self, snapshot: StateSnapshot, deep: Callable[[], StateSnapshot] | None = None) -> FinalEvent:
         values = snapshot.values or {}

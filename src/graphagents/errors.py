@@ -5,6 +5,7 @@
     │   ├── ConfigError              a setting or option has a bad value
     │   ├── UnknownAgentError        no agent registered under that name
     │   ├── UnknownSessionError      no session with that id for that agent
+    │   ├── SessionExistsError       a session with that id exists already (creating it again)
     │   ├── InputError               an empty, over-long or malformed message or file
     │   └── ModelSetupError          a chat model cannot be built
     │       ├── UnknownProviderError the "provider:" part is not one we know
@@ -12,6 +13,7 @@
     │       └── MissingKeyError      the provider's API key variable is not set
     └── RunError                     the run itself failed: retry or check a service
         ├── ServiceUnavailableError  a database, cache or server cannot be reached
+        ├── BusyError                a session or the server is busy: retry after ``retry_after`` s
         ├── ModelOutputError         a model kept returning output we cannot use
         └── ModelRequestsBlocked     a real model call while requests are disabled (tests)
 
@@ -23,6 +25,7 @@ class is also exported from ``graphagents``.
 from __future__ import annotations
 
 __all__ = [
+    "BusyError",
     "ConfigError",
     "GraphAgentsError",
     "InputError",
@@ -33,6 +36,7 @@ __all__ = [
     "ModelSetupError",
     "RunError",
     "ServiceUnavailableError",
+    "SessionExistsError",
     "UnknownAgentError",
     "UnknownProviderError",
     "UnknownSessionError",
@@ -58,6 +62,10 @@ class UnknownAgentError(UsageError):
 
 
 class UnknownSessionError(UsageError):
+    pass
+
+
+class SessionExistsError(UsageError):
     pass
 
 
@@ -114,3 +122,14 @@ def redact_url(url: str) -> str:
         netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
     query = urlencode([(k, "***" if k.lower() == "password" else v) for k, v in pairs])
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+class BusyError(RunError):
+    """Too much at once. ``scope`` says what is busy: ``"session"`` (another turn of this session
+    held it longer than the wait allows), ``"queue"`` (too many messages wait for this session) or
+    ``"server"`` (the process runs as many turns as it admits); retry after ``retry_after`` seconds."""
+
+    def __init__(self, message: str, *, scope: str = "session", retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.scope = scope
+        self.retry_after = max(1, int(retry_after))

@@ -31,20 +31,25 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.pregel import Pregel
 
 from . import _connections, _loop
-from ._locks import SessionLocks
+from ._locks import SessionLocks, shared_locks_for
 from ._options import validate_options
+from ._sessions import SessionRecord
 from ._turn import STREAM_MODES, Turn, questions_of
 from .artifacts import Artifact
-from .errors import ConfigError, InputError, UnknownSessionError
+from .errors import ConfigError, GraphAgentsError, InputError, SessionExistsError, UnknownSessionError
 from .events import Event, FinalEvent, Question, jsonable
 from .llm import load_chat_model
 from .registry import ANONYMOUS, AgentSpec, BuildContext, EmbedderFactory, EmbedderLike, SessionContext, get_spec
 from .settings import Settings, get_settings
 from .usage import Usage
 
-__all__ = ["Agent", "Reply", "Session", "check_user_id", "has_async_nodes", "load"]
+__all__ = ["Agent", "Reply", "Session", "check_text_values", "check_user_id", "has_async_nodes", "load",
+           "text_problem"]
 
 _background: set[asyncio.Future[None]] = set()
+STARTED = object()
+"""Handed to the caller when the turn holds its session lock (never shown as an event)."""
+_END = object()
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _USER_ID = re.compile(r"[A-Za-z0-9_.@:+-]{1,128}")
 
@@ -152,7 +157,9 @@ class Agent:
         self.graph: CompiledStateGraph = spec.build(self.build_context)
         self.async_nodes = has_async_nodes(self.graph)
         self.step_cap = spec.step_cap or self.settings.step_cap
-        self._locks = SessionLocks()
+        shared = shared_locks_for(self.checkpoint_url, self.settings.cache_url, self.settings.session_lock_lease)
+        self._locks = SessionLocks(shared, wait=self.settings.session_wait_seconds,
+                                   max_waiting=self.settings.max_session_queue)
         self._agraph: CompiledStateGraph | None = None
 
     @property
@@ -172,20 +179,46 @@ class Agent:
         An existing session is returned only to its owner (UnknownSessionError otherwise)."""
         check_user_id(user_id)
         if session_id is not None:
+            _check_session_id(session_id)  # before any store lookup: the id goes into SQL parameters
             record = self.sessions.get(self.name, session_id)
             if record is not None:
                 if record.user_id != user_id:
                     raise UnknownSessionError(f"agent {self.name!r} has no session {session_id!r}")
                 return self._open(session_id, record.options, record.user_id)
         sid = session_id or uuid.uuid4().hex[:16]
-        _check_session_id(sid)
+        check_text_values(options, "session option")
         validate_options(self.spec.session_options_model, options, agent=self.name, session=True)
         self.sessions.create(self.name, sid, dict(options), user_id)
+        return self._open(sid, options, user_id)
+
+    def create(self, session_id: str | None = None, *, user_id: str = ANONYMOUS, **options: Any) -> Session:
+        """A new session; SessionExistsError when the caller already has ``session_id`` (the options of
+        an existing session are never changed silently), UnknownSessionError when someone else has
+        it (as for any other id of theirs: another user's ids are never confirmed)."""
+        check_user_id(user_id)
+        sid = session_id or uuid.uuid4().hex[:16]
+        _check_session_id(sid)
+        check_text_values(options, "session option")
+        validate_options(self.spec.session_options_model, options, agent=self.name, session=True)
+        def taken(record: SessionRecord) -> GraphAgentsError:
+            if record.user_id != user_id:
+                return UnknownSessionError(f"agent {self.name!r} has no session {sid!r}")
+            return SessionExistsError(f"session {sid!r} exists already: open it, or create one with another id")
+
+        if (record := self.sessions.get(self.name, sid)) is not None:
+            raise taken(record)
+        try:
+            self.sessions.create(self.name, sid, dict(options), user_id)
+        except Exception:
+            if (record := self.sessions.get(self.name, sid)) is not None:  # created meanwhile by another request
+                raise taken(record) from None
+            raise
         return self._open(sid, options, user_id)
 
     def get_session(self, session_id: str, user_id: str | None = None) -> Session:
         """An existing session; UnknownSessionError when there is none with that id (for that user,
         when ``user_id`` is given)."""
+        _check_session_id(session_id)  # before any store lookup
         record = self.sessions.get(self.name, session_id)
         if record is None or (user_id is not None and record.user_id != user_id):
             raise UnknownSessionError(f"agent {self.name!r} has no session {session_id!r}")
@@ -197,8 +230,35 @@ class Agent:
 
 
 def _check_session_id(sid: str) -> None:
-    if not _ID.fullmatch(sid):
-        raise InputError(f"bad session id {sid!r}: use 1-64 ASCII letters, digits, '-' or '_'")
+    if not isinstance(sid, str) or not sid.isascii() or not _ID.fullmatch(sid):
+        raise InputError("bad session id: use 1-64 ASCII letters, digits, '-' or '_'")
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be stored or analysed (a NUL or a lone surrogate), or None."""
+    if "\x00" in text:
+        return "contains a NUL character"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains a lone surrogate (not valid Unicode text)"
+    return None
+
+
+def check_text_values(value: Any, what: str) -> None:
+    """InputError when any string in ``value`` (keys included, nested) has a NUL or a lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            problem = text_problem(item)
+            if problem:
+                raise InputError(f"a {what} {problem}")
+        elif isinstance(item, Mapping):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
 
 
 def check_user_id(user_id: str) -> None:
@@ -214,9 +274,13 @@ class Session:
         self.user_id = user_id
 
     @property
+    def thread_id(self) -> str:
+        return f"{self.agent.name}:{self.id}"
+
+    @property
     def config(self) -> RunnableConfig:
         return {
-            "configurable": {"thread_id": f"{self.agent.name}:{self.id}", "session_options": self.options,
+            "configurable": {"thread_id": self.thread_id, "session_options": self.options,
                              "user_id": self.user_id},
             "recursion_limit": self.agent.step_cap,
         }
@@ -238,15 +302,24 @@ class Session:
         questions = self.questions
         return questions[0].text if questions else None
 
+    def _still_there(self) -> None:
+        """Checked with the turn lock held: a session erased while this message waited takes no turn
+        (its thread would otherwise come back with this turn's writes)."""
+        if self.agent.sessions.get(self.agent.name, self.id) is None:
+            raise UnknownSessionError(f"agent {self.agent.name!r} has no session {self.id!r}")
+
     def _validate(self, text: str) -> str:
         if not isinstance(text, str):
             raise InputError("message must be a string")
-        stripped = text.strip()
-        if not stripped:
-            raise InputError("message is empty: type something for the agent")
         limit = self.agent.settings.max_message_chars
         if len(text) > limit:
             raise InputError(f"message is {len(text)} characters long; the limit is {limit}")
+        problem = text_problem(text)
+        if problem:
+            raise InputError(f"message {problem}: send plain text")
+        stripped = text.strip()
+        if not stripped:
+            raise InputError("message is empty: type something for the agent")
         return stripped
 
     def _context(self, first_turn: bool) -> SessionContext:
@@ -264,7 +337,8 @@ class Session:
     def _run(self, text: str) -> Iterator[Event]:
         agent = self.agent
         graph = agent.graph
-        with agent._locks(self.id).hold():
+        with agent._locks.hold(self.thread_id):
+            self._still_there()
             turn = Turn(agent.spec, self.config, agent.step_cap)
             snapshot = graph.get_state(turn.config)
             try:
@@ -307,15 +381,18 @@ class Session:
         while (item := items.get()) is not end:
             if isinstance(item, BaseException):
                 raise item
-            yield item
+            if item is not STARTED:
+                yield item  # type: ignore[misc]
 
     # -- async -----------------------------------------------------------------------------------
 
-    async def _arun(self, text: str, put: Callable[[Event], None]) -> None:
+    async def _arun(self, text: str, put: Callable[[Any], None]) -> None:
         """The turn with ``graph.astream``; runs on the turn loop, hands each event to ``put``."""
         agent = self.agent
         graph = await agent.agraph()
-        async with agent._locks(self.id).ahold():
+        async with agent._locks.ahold(self.thread_id):
+            await asyncio.to_thread(self._still_there)
+            put(STARTED)
             turn = Turn(agent.spec, self.config, agent.step_cap)
             snapshot = await graph.aget_state(turn.config)
             try:
@@ -342,12 +419,25 @@ class Session:
         cross to the caller's loop. Bad input raises here, before anything is streamed. A caller that
         stops listening does not stop the turn: it finishes and is checkpointed."""
         clean = self._validate(text)
-        return self._bridge_to_loop(clean)
+        items = self._submit(clean)
+        return self._drain(items, started=False)
 
-    async def _bridge_to_loop(self, text: str) -> AsyncIterator[Event]:
+    async def astart(self, text: str) -> AsyncIterator[Event]:
+        """Like ``astream``, but returns only once the turn holds its session lock, so that bad input,
+        a busy session (``BusyError``) or a store outage raise here, before any response starts.
+        Waiting for the lock holds no thread."""
+        clean = self._validate(text)
+        items = self._submit(clean)
+        first = await items.get()
+        if isinstance(first, BaseException):
+            raise first
+        if first is _END:
+            raise RuntimeError("the turn ended before it started")
+        return self._drain(items, started=True)
+
+    def _submit(self, text: str) -> asyncio.Queue[Any]:
         loop = asyncio.get_running_loop()
         items: asyncio.Queue[Any] = asyncio.Queue()
-        end = object()
 
         def put(item: Any) -> None:
             with contextlib.suppress(RuntimeError):  # the caller's loop is gone; the turn still ends
@@ -359,7 +449,7 @@ class Session:
             except BaseException as exc:
                 put(exc)
             finally:
-                put(end)
+                put(_END)
 
         if _loop.on_turn_loop():  # called from inside another turn (an async node)
             task = asyncio.ensure_future(produce())
@@ -367,10 +457,15 @@ class Session:
             task.add_done_callback(_background.discard)
         else:
             _loop.submit(produce(), self.agent.settings.turn_workers)
-        while (item := await items.get()) is not end:
+        return items
+
+    @staticmethod
+    async def _drain(items: asyncio.Queue[Any], *, started: bool) -> AsyncIterator[Event]:
+        while (item := await items.get()) is not _END:
             if isinstance(item, BaseException):
                 raise item
-            yield item
+            if item is not STARTED:
+                yield item  # type: ignore[misc]
 
     async def asend(self, text: str) -> Reply:
         return Reply.from_events([ev async for ev in self.astream(text)])

@@ -47,6 +47,21 @@ class Settings(BaseSettings):
         20_000_000, ge=1024, description="largest table file accepted by POST /api/uploads (tableqa)"
     )
     step_cap: int = Field(60, ge=5, description="default LangGraph steps per turn before a turn is ended")
+    session_wait_seconds: float = Field(
+        30.0, gt=0, le=3600, description="longest wait for a busy session's turn lock before 409 + Retry-After"
+    )
+    max_session_queue: int = Field(
+        8, ge=0, le=1000, description="messages that may wait for one busy session in a process (429 beyond)"
+    )
+    max_active_turns: int = Field(
+        256, ge=1, le=100_000, description="turns one server process runs or queues at once (503 beyond)"
+    )
+    warm_on_start: bool = Field(
+        True, description="the server builds every agent and loads the Korean analyser at start (/readyz waits)"
+    )
+    session_lock_lease: float = Field(
+        30.0, ge=1, le=3600, description="Redis session-lock lease in seconds, renewed while a turn runs"
+    )
 
     @property
     def resolved_checkpoint_url(self) -> str:

@@ -142,15 +142,18 @@ def export_user(user_id: str, *, settings: Settings,
                 agent_options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """Everything stored about ``user_id``, as one JSON-able document."""
     from . import _connections
+    from ._locks import session_locks_for
     from .runtime import check_user_id
 
     check_user_id(user_id)
     records = _connections.session_store_for(settings.resolved_database_url).for_user(user_id)
     saver = _connections.checkpointer_for(settings.resolved_checkpoint_url)
+    locks = session_locks_for(settings)
     sessions = []
     for r in records:
-        checkpoint = saver.get_tuple({"configurable": {"thread_id": _thread_id(r.agent, r.session_id),
-                                                       "checkpoint_ns": ""}})
+        thread = _thread_id(r.agent, r.session_id)
+        with locks.hold(thread):  # a running turn finishes first: the export sees whole turns
+            checkpoint = saver.get_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
         values = checkpoint.checkpoint.get("channel_values", {}) if checkpoint is not None else {}
         sessions.append({"agent": r.agent, "session_id": r.session_id, "created_at": _iso(r.created_at),
                          "options": r.options, "state": jsonable(dict(values))})
@@ -168,6 +171,7 @@ def delete_user(user_id: str, *, settings: Settings,
                 agent_options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, int]:
     """Erase everything stored about ``user_id``; returns what was removed, by kind."""
     from . import _connections
+    from ._locks import session_locks_for
     from .runtime import check_user_id
 
     check_user_id(user_id)
@@ -179,8 +183,13 @@ def delete_user(user_id: str, *, settings: Settings,
         session_store.delete(r.agent, r.session_id)
         removed["sessions"] += 1
     saver = _connections.checkpointer_for(settings.resolved_checkpoint_url)
+    locks = session_locks_for(settings)
     for r in records:
-        saver.delete_thread(_thread_id(r.agent, r.session_id))
+        thread = _thread_id(r.agent, r.session_id)
+        # With the session's turn lock held: a running turn finishes (and its writes are erased
+        # with the rest); a message that waited for it finds the record gone and takes no turn.
+        with locks.hold(thread):
+            saver.delete_thread(thread)
         removed["threads"] += 1
     for name, hook, scope in _hooked(user_id, settings, by_agent, agent_options or {}):
         removed[name] = int(hook.delete(scope))

@@ -19,6 +19,7 @@ from starlette.routing import Mount, Route
 
 ROUTES = {
     ("GET", "/healthz"): "public: no user data",
+    ("GET", "/readyz"): "public: readiness, no user data",
     ("GET", "/"): "public: the page",
     ("MOUNT", "/static"): "public: static files",
     ("GET", "/openapi.json"): "public: the schema",
@@ -43,6 +44,8 @@ ROUTES = {
     ("PATCH", "/api/agents/{name}/sessions/{session_id}"): "owner only",
     ("DELETE", "/api/agents/{name}/sessions/{session_id}"): "owner only",
     ("GET", "/api/agents/{name}/sessions/{session_id}/transcript"): "owner only",
+    ("GET", "/api/rag/profile"): "the caller's own profile",
+    ("DELETE", "/api/rag/profile"): "the caller's own profile",
 }
 
 GUESSED = ["1", "0", "0000000000000000", "admin", "anonymous", "ffffffffffffffff", "session"]

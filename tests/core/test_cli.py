@@ -32,7 +32,7 @@ def test_ask_json_has_reply_state_and_events(example_spec: Any, monkeypatch: pyt
                                              capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(monkeypatch, capsys, "ask", "example", "name:Zed", "--json")
     data = json.loads(out)
-    assert code == 0 and data["text"] == "Hello Zed! Favourite colour?"
+    assert code == 0 and data["reply"] == "Hello Zed! Favourite colour?"
     assert data["state"]["name"] == "Zed" and data["events"][-1]["type"] == "final"
     code, out, _ = run_cli(monkeypatch, capsys, "ask", "example", "gold", "--session", data["session_id"])
     assert code == 0 and "Zed likes gold." in out
@@ -140,7 +140,7 @@ def test_chat_script_on_the_composite_agent(trip_spec: Any, tmp_path: Path, monk
 
 def test_verbose_ask_shows_where_events_come_from(trip_spec: Any, monkeypatch: pytest.MonkeyPatch,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run_cli(monkeypatch, capsys, "ask", "trip", "plan a trip")
+    code, out, _ = run_cli(monkeypatch, capsys, "ask", "trip", "plan a trip", "--verbose")
     assert code == 0 and "[research] tool_call" in out and "also waiting: When do you travel?" in out
 
 

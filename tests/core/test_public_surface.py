@@ -9,11 +9,12 @@ import graphagents as ga
 from graphagents import artifacts, errors, events, privacy, registry, runtime, settings, steps, usage, userdata
 
 EXPECTED = [
-    "Agent", "AgentSpec", "Artifact", "BuildContext", "ChartArtifact", "CitationArtifact", "ConfigError",
+    "Agent", "AgentSpec", "Artifact", "BuildContext", "BusyError", "ChartArtifact", "CitationArtifact", "ConfigError",
     "DecisionEvent", "DocumentArtifact", "ErrorEvent", "Event", "FinalEvent", "GraphAgentsError", "InputError",
     "IntermediateTableArtifact", "MissingExtraError", "MissingKeyError", "ModelOutputError", "ModelRequestsBlocked",
     "ModelSetupError", "Question", "Reply", "RunError", "ServiceUnavailableError", "Session", "SessionContext",
-    "Settings", "SqlArtifact", "StateUpdateEvent", "StepEvent", "StepState", "TableArtifact", "TokenEvent",
+    "SessionExistsError", "Settings", "SqlArtifact", "StateUpdateEvent", "StepEvent", "StepState", "TableArtifact",
+    "TokenEvent",
     "ToolCallEvent", "ToolResultEvent", "UnknownAgentError", "UnknownProviderError", "UnknownSessionError", "Usage",
     "UsageError", "UsageSummary", "add_step_cap_node", "all_specs", "emit", "finish_when_low", "get_settings",
     "get_spec", "load", "register", "steps_low",
@@ -61,6 +62,8 @@ PUBLIC_MODULES = {
     # the core (this branch)
     "agents", "artifacts", "cli", "errors", "events", "registry", "runtime", "server", "settings", "steps", "store",
     "usage",
+    # where the public evaluation data lives (shared/ beside the repository)
+    "shared_data",
     # access control (auth branch): keys/JWT/limits, log redaction, a user's data export and erasure
     "auth", "privacy", "userdata",
     # shared packages other work streams own (docs/INTERFACES): listed so that adding one is a decision

@@ -47,23 +47,30 @@ def mini_corpus(medical_passages: list[dict[str, Any]], tmp_path_factory: pytest
 
 
 @pytest.fixture(scope="session")
-def mini_store(mini_corpus: Path) -> Iterator[Any]:
+def rag_options(mini_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Agent options for the slice, in a store of its own (a test that moves DATA_DIR keeps it)."""
+    return {"corpus": [str(mini_corpus)], "store_name": "rag_test",
+            "store_url": f"file://{tmp_path_factory.mktemp('rag_store')}"}
+
+
+@pytest.fixture(scope="session")
+def mini_store(rag_options: dict[str, Any]) -> Iterator[Any]:
     """The slice ingested once (the embedder's disk cache then serves every later store of it)."""
     from graphagents.agents.rag.corpus import corpus_for
     from graphagents.retrieval import load_embedder
 
-    corpus = corpus_for(None, "rag_test", load_embedder("offline"), [str(mini_corpus)])
+    corpus = corpus_for(rag_options["store_url"], "rag_test", load_embedder("offline"), rag_options["corpus"])
     yield corpus.ensure()
 
 
 @pytest.fixture
-def make_agent(mini_corpus: Path, mini_store: Any) -> Callable[..., Any]:
+def make_agent(rag_options: dict[str, Any], mini_store: Any) -> Callable[..., Any]:
     """``make_agent(llm=None, models=None, **options)``: a rag Agent over the slice."""
     from graphagents.agents.rag.spec import SPEC
     from graphagents.runtime import Agent
 
     def make(llm: Any = "offline", models: dict[str, Any] | None = None, **options: Any) -> Any:
-        options = {"corpus": [str(mini_corpus)], "store_name": "rag_test", **options}
+        options = {**rag_options, **options}
         return Agent(SPEC, llm=llm, models=models, checkpoint_url="memory", embedder="offline", **options)
 
     return make

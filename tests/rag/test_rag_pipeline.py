@@ -74,3 +74,15 @@ def test_a_low_step_cap_still_ends_the_turn_with_a_reply(make_agent: Any) -> Non
     reply = agent.session(None, user_id="u-cap").send("How is high blood pressure treated?")
     assert reply.text.strip()
     assert any(e.type == "decision" and e.kind == "step_cap" for e in reply.events)
+
+
+def test_an_emergency_notice_comes_first_even_from_the_cache(make_agent: Any) -> None:
+    agent = make_agent()
+    question = "가슴이 너무 아프고 숨쉬기가 힘들어요. 고혈압 약 먹어요"
+    for _ in range(2):
+        reply = agent.session(None, user_id="u-er").send(question)
+        assert reply.state["emergency"] is True
+        assert reply.text.startswith("[응급]") and "119" in reply.text.split("\n")[0]
+    assert reply.state["cache_hit"] is True  # the second time came from the cache, notice still first
+    calm = agent.session(None, user_id="u-er").send("How is high blood pressure treated?")
+    assert calm.state["emergency"] is False and "119" not in calm.text

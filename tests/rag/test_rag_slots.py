@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from graphagents.agents.rag.slots import (
     merge_profile,
     profile_summary,
 )
+from graphagents.shared_data import find_shared
 
 
 def _slots(text: str) -> dict[str, Any]:
@@ -77,6 +80,39 @@ EXTRACTION = [
     ("I am a 70-year-old woman", {"demographics": {"age": 70, "age_group": "older_adult", "sex": "female"}}),
     ("I'm pregnant", {"demographics": {"pregnant": True, "sex": "female"}}),
     ("I have a headache and a fever", {"symptoms": ["headache", "fever"]}),
+    ("My head hurts", {"symptoms": ["headache"]}),
+    # everyday phrasing: frequencies without numbers, adverbs, inhalers, "put me on", "with"
+    ("메트포르민 500mg 아침저녁으로 먹어요", {"medications": [_med("metformin", "500 mg", "하루 2회")]}),
+    ("I take lisinopril 10 mg daily", {"medications": [_med("lisinopril", "10 mg", "하루 1회")]}),
+    ("타이레놀을 하루에 세 번씩 먹고 있어요", {"medications": [_med("acetaminophen", None, "하루 3회")]}),
+    ("천식이 있어서 벤토린 써요", {"conditions": ["asthma"], "medications": [_med("albuterol")]}),
+    ("My doctor put me on metformin", {"medications": [_med("metformin")]}),
+    ("메트포르민 복용 중인데 술 마셔도 되나요?", {"medications": [_med("metformin")]}),
+    ("I'm a 45 year old male with high blood pressure",
+     {"demographics": {"age": 45, "age_group": "adult", "sex": "male"}, "conditions": ["hypertension"]}),
+    ("작년에 위암 수술 받았어요", {"conditions": ["stomach cancer"]}),
+    ("배가 살살 아파요", {"symptoms": ["abdominal pain"]}),
+    ("머리가 너무 지끈거려요", {"symptoms": ["headache"]}),
+    ("어제부터 열이 38도까지 올라요", {"symptoms": ["fever"], "vitals": {"temperature": "38 °C"}}),
+    ("혈당이 아침에 150 정도 나와요", {"labs": {"glucose": "150 mg/dL"}}),
+    ("콜레스테롤 수치가 240이래요", {"labs": {"total_cholesterol": "240 mg/dL"}}),
+    ("키 170에 몸무게 80kg이에요", {"vitals": {"height": "170 cm", "weight": "80 kg"}}),
+    ("I weigh 180 pounds", {"vitals": {"weight": "180 lb"}}),
+    ("LDL이 160이에요", {"labs": {"ldl": "160 mg/dL"}}),
+    ("당뇨병 10년 됐어요", {"conditions": ["diabetes"]}),
+    ("저는 58세 여성이고 고지혈증이 있어서 리피토 10mg 먹고 있어요",
+     {"demographics": {"age": 58, "age_group": "adult", "sex": "female"}, "conditions": ["hyperlipidemia"],
+      "medications": [_med("atorvastatin", "10 mg")]}),
+    ("갑상선기능저하증으로 씬지로이드 먹는 중이에요",
+     {"conditions": ["hypothyroidism"], "medications": [_med("levothyroxine")]}),
+    ("요즘 소화가 안 되고 속이 쓰려요", {"symptoms": ["indigestion", "heartburn"]}),
+    ("I am 67, female, and have atrial fibrillation. I take warfarin 5 mg every day.",
+     {"demographics": {"age": 67, "age_group": "older_adult", "sex": "female"}, "conditions": ["atrial fibrillation"],
+      "medications": [_med("warfarin", "5 mg", "하루 1회")]}),
+    ("I was diagnosed with type 1 diabetes when I was 12", {"conditions": ["type 1 diabetes"]}),
+    ("맥박이 분당 110회예요", {"vitals": {"heart_rate": "110 bpm"}}),
+    ("산소포화도가 92%예요", {"vitals": {"oxygen_saturation": "92 %"}}),
+    ("신장 기능이 안 좋아서 eGFR이 45래요", {"labs": {"egfr": "45 mL/min/1.73m²"}}),
 ]
 
 
@@ -98,6 +134,12 @@ NEGATIONS = [
     ("I don't have diabetes", [("conditions", "diabetes")]),
     ("열은 없어요", [("symptoms", "fever")]),
     ("No fever anymore", [("symptoms", "fever")]),
+    ("I gave up ibuprofen", [("medications", "ibuprofen")]),
+    ("I'm not on metformin anymore", [("medications", "metformin")]),
+    ("당뇨는 완치됐어요", [("conditions", "diabetes")]),
+    ("My headache is gone", [("symptoms", "headache")]),
+    ("I stopped metformin because of diarrhea", [("medications", "metformin")]),  # the diarrhea is no removal
+    ("타이레놀 이제 안 먹어도 돼요", [("medications", "acetaminophen")]),
 ]
 
 
@@ -126,6 +168,11 @@ NOT_THE_USERS = [
     "다섯 살 아들이 열이 나요",
     "My mother takes warfarin",
     "65세 이상 노인은 어떤 검사를 받아야 하나요?",
+    "My doctor wants me on a statin",  # a plan, not a fact
+    "When should I take metformin?",
+    "어머니가 치매가 있으세요",
+    "열 날 때 타이레놀 먹어도 되나요?",  # a hypothetical fever
+    "머리가 아플 때 뭘 먹어야 하나요?",
     "안녕하세요",
     "",
 ]
@@ -136,6 +183,17 @@ def test_names_merely_asked_about_are_not_profile_facts(text: str) -> None:
     update = extract_slots(text)
     assert update.conditions == [] and update.medications == [] and update.symptoms == []
     assert "age" not in update.demographics
+
+
+DEV = find_shared("datasets/medical/dev/questions.jsonl", Path(__file__)) or Path("missing")
+
+
+@pytest.mark.skipif(not DEV.exists(), reason="shared medical dev set not present")
+def test_no_profile_facts_from_any_general_dev_question() -> None:
+    questions = [json.loads(line) for line in DEV.open(encoding="utf-8")]
+    texts = [q[key] for q in questions for key in ("question", "question_ko")]
+    assert len(texts) == 302
+    assert [t for t in texts if not extract_slots(t).is_empty()] == []
 
 
 def test_is_empty() -> None:
@@ -241,3 +299,28 @@ def test_summary_of_an_empty_profile_is_empty() -> None:
     assert profile_summary(empty_profile()) == ""
     assert profile_summary({}) == ""
     assert profile_summary(None) == ""
+
+
+def test_merge_makes_a_models_update_canonical() -> None:
+    """The agent's LLM path builds SlotUpdates from a model's JSON: names in any language or case."""
+    update = SlotUpdate(
+        demographics={"age": "65", "gender": "남성"},
+        conditions=["당뇨병", "High Blood Pressure"],
+        medications=[{"name": "Metformin", "dose": "500 mg"}, {"dose": "1 mg"}, "Tylenol"],  # type: ignore[list-item]
+        removals=[("medications", "타이레놀")],
+    )
+    profile = merge_profile(None, update)
+    assert profile["demographics"] == {"age": 65, "sex": "male", "age_group": "older_adult"}
+    assert profile["conditions"] == ["diabetes", "hypertension"]
+    assert profile["medications"] == [_med("metformin", "500 mg")]  # nameless skipped, Tylenol removed
+    assert profile_summary(profile) == "65세 남성 | 질환: 당뇨병, 고혈압 | 복용약: 메트포르민 500mg"
+    # removals name things in any language too
+    profile = merge_profile(profile, SlotUpdate(removals=[("conditions", "Diabetes"), ("medications", "글루코파지")]))
+    assert profile["conditions"] == ["hypertension"] and profile["medications"] == []
+
+
+def test_merge_ignores_slots_of_the_wrong_type_in_a_stored_profile() -> None:
+    stored = {"demographics": None, "conditions": "diabetes", "medications": [{"dose": "5 mg"}], "labs": {"ldl": "1"}}
+    profile = merge_profile(stored, extract_slots("당뇨 있어요"))
+    assert profile["conditions"] == ["diabetes"] and profile["labs"] == {"ldl": "1"}
+    assert profile["demographics"] == {}

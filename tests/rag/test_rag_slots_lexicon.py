@@ -13,12 +13,14 @@ from graphagents.agents.rag.lexicon import (
     Lexicon,
     canonical_condition,
     canonical_drug,
+    english_terms,
     find_terms,
     get_lexicon,
     korean_name,
 )
+from graphagents.shared_data import find_shared
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "medical" / "corpus" / "passages.jsonl"
+CORPUS = find_shared("datasets/medical/corpus/passages.jsonl", Path(__file__)) or Path("missing")
 
 DRUGS = [
     ("아세트아미노펜", "acetaminophen"), ("타이레놀", "acetaminophen"), ("Tylenol", "acetaminophen"),
@@ -137,3 +139,17 @@ def test_a_custom_lexicon_document() -> None:
     lexicon = Lexicon({"drugs": {"foo": {"ko": ["푸우"], "en": ["foobrand"]}}, "conditions": {}})
     assert lexicon.canonical("drug", "FooBrand") == "foo"
     assert [t.canonical for t in lexicon.find("푸우를 먹어요")] == ["foo"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("비호지킨 림프종은 어떻게 치료하나요?", ["non-hodgkin lymphoma"]),
+        ("골형성부전증 1형의 증상은 무엇인가요?", ["osteogenesis imperfecta"]),
+        ("타이레놀이랑 애드빌 같이 먹어도 돼요? 타이레놀은 500mg이에요", ["acetaminophen", "ibuprofen"]),
+        ("Can I take Tylenol?", ["acetaminophen"]),
+        ("안녕하세요", []),
+    ],
+)
+def test_english_terms_for_a_query_over_english_passages(text: str, expected: list[str]) -> None:
+    assert english_terms(text) == expected

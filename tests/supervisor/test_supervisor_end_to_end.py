@@ -79,7 +79,7 @@ def test_cli_ask_prints_decisions_and_the_answer() -> None:
     from graphagents.cli.main import _mount_agent_commands, app
 
     _mount_agent_commands()
-    out = CliRunner().invoke(app, ["ask", "supervisor", SIMPLE])
+    out = CliRunner().invoke(app, ["ask", "supervisor", SIMPLE, "--verbose"])
     assert out.exit_code == 0, out.output
     assert "orchestration" in out.output and "주택임대차보호법 제6조의3" in out.output
 

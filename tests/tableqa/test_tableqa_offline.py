@@ -96,3 +96,48 @@ def test_plans_are_real_code() -> None:
     assert isinstance(plan, Plan)
     assert [p.code for p in plan.steps] == ["new_table = df_orig_1[(df_orig_1['Team'] == 'Reds')]",
                                             "new_table = len(df)"]
+
+
+LOOSE = pd.DataFrame({
+    "Nation": ["China\xa0(CHN)", "South Korea\xa0(KOR)", "North Korea\xa0(PRK)", "Japan\xa0(JPN)"],
+    "Gold": [127, 32, 6, 46], "Silver": [63, 48, 10, 56],
+})
+MAYORS = pd.DataFrame({"Mayor": ["A. Smith", "B. Jones", "C. Brown"],
+                       "Town": ["Witwatersrand", "Johannesburg", "Witwatersrand"]})
+
+
+def test_cells_link_by_their_core_text_and_close_spellings() -> None:
+    got, state = answer("what is the silver of south korea?", ("medals", LOOSE))
+    assert got == ["48"], state.get("reason")
+    assert "'South Korea\\xa0(KOR)'" in state["steps"][0]["code"]  # the filter uses the real cell
+    got, state = answer("how many mayors were in witswaterand?", ("mayors", MAYORS))  # a misspelling
+    assert got == ["2"], state.get("reason")
+
+
+def test_a_phrase_that_fits_two_cells_links_to_neither() -> None:
+    frame = pd.DataFrame({"Player": ["Kim (Reds)", "Kim (Blues)", "Lee (Reds)"], "Points": [3, 4, 5]})
+    got, state = answer("what is the points of kim?", ("players", frame))
+    assert got == [] and state["status"] == "declined"
+
+
+RIVERS = pd.DataFrame({"river_name": ["Nile", "Volga", "Rhine", "Elbe", "Danube"],
+                       "length": [6650, 3530, 1230, 1094, 2850],
+                       "country_name": ["Egypt", "Russia", "Germany", "Germany", "Germany"]})
+
+
+def test_per_group_counts_and_averages_answer_with_a_table() -> None:
+    got, state = answer("How many rivers are there in each country?", ("river", RIVERS))
+    assert state["answer_table"] is not None, state.get("reason")
+    table = get_store().get(state["answer_table"])
+    assert dict(zip(table["country_name"], table["count"], strict=True)) == {"Egypt": 1, "Russia": 1, "Germany": 3}
+    assert "groupby('country_name', dropna=False).size()" in state["steps"][0]["code"]
+    got, state = answer("What is the average length of rivers in each country?", ("river", RIVERS))
+    table = get_store().get(state["answer_table"])
+    assert dict(zip(table["country_name"], table["length"], strict=True))["Germany"] == pytest.approx(1724.6667, 1e-4)
+
+
+def test_per_group_without_a_clear_column_is_declined() -> None:
+    got, state = answer("What is the ratio of length to width for each country?", ("river", RIVERS))
+    assert got == [] and state["status"] == "declined"
+    got, state = answer("How many rivers are there in each continent?", ("river", RIVERS))
+    assert got == [] and "each continent" in state["reason"]

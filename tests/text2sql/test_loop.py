@@ -189,6 +189,22 @@ def test_query_cache_answers_a_repeated_question_without_the_model(demo_url: str
     assert llm.remaining == 0 and len(llm.prompts) == 3
 
 
+def test_query_cache_never_serves_one_users_result_to_another(demo_url: str) -> None:
+    """Issue 10: the cache is scoped per user, whose access to the data may differ from another's."""
+    steps = (resp("search_tables", query="x"), resp("explain", sql=SQL), resp("submit_sql", sql=SQL))
+    llm = scripted(*steps, *steps)
+    ag = Agent(SPEC, llm=llm, checkpoint_url="memory", db=demo_url)
+    question = "캐시 범위 테스트: 고객 수는?"
+    kim = ag.session(user_id="kim").send(question)
+    lee = ag.session(user_id="lee").send(question)
+    kim_again = ag.session(user_id="kim").send(question)
+    assert [r.state["status"] for r in (kim, lee, kim_again)] == ["submitted", "submitted", "cache"]
+    choices = [[e.choice for e in of(r.events, DecisionEvent) if e.kind == "query_cache"]
+               for r in (kim, lee, kim_again)]
+    assert choices == [["miss"], ["miss"], ["hit"]]
+    assert llm.remaining == 0 and len(llm.prompts) == 6  # lee's question ran the whole loop again
+
+
 def test_graph_snapshot(demo_url: str) -> None:
     drawing = agent(scripted(), demo_url).graph.get_graph().draw_mermaid()
     assert_snapshot(drawing, SNAPSHOTS / "text2sql_graph.mmd")

@@ -3,6 +3,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 from t2s_helpers import CountingEmbedder
 
@@ -246,6 +247,33 @@ def test_synthetic_schema_search_is_consistent() -> None:
     full = graph.search_tables("warehouse", k=len(tables))
     assert [h.table for h in full[:10]] == [h.table for h in hits]  # argpartition == full sort
     assert len(graph.join_path(["invoice_0", "invoice_8"])) == 8
+
+
+def test_bounded_search_returns_what_the_full_scan_returns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large schemas are searched through a principal-direction bound first; it must never change a hit."""
+    import graphagents.agents.text2sql.schema.graph as graph_module
+
+    monkeypatch.setattr(graph_module, "PRUNE_MIN_ROWS", 100)
+    words = ["invoice", "shipment", "warehouse", "supplier", "campaign", "ticket", "contract", "asset"]
+    korean = ["청구서", "배송", "창고", "공급사", "캠페인", "문의", "계약", "자산"]
+    tables = [_table(f"{words[i % 8]}_{i}", f"{korean[(i * 3) % 8]} 기록 {i}",
+                     [("id", "INTEGER", ""), ("amount", "INTEGER", f"{korean[i % 8]} 금액"),
+                      ("note", "TEXT", words[(i + 1) % 8])]) for i in range(240)]
+    graph, *_ = build_schema_graph(SchemaInfo("sqlite", tuple(tables)), fingerprint="bounded",
+                                   embedder=load_embedder())
+    segs = graph._table_segs
+    assert segs.prune and segs.basis.shape == (segs.matrix.shape[1], graph_module.PRUNE_DIMS)
+    queries = ["warehouse", "창고 금액", "supplier contract", "캠페인 문의 기록", "invoice 17", "배송", "asset note"]
+    for k in (1, 5, 12):
+        bounded = [graph.search_tables(q, k=k) for q in queries]
+        segs.prune = False
+        full = [graph.search_tables(q, k=k) for q in queries]
+        segs.prune = True
+        assert bounded == full and all(len(hits) == k for hits in full)
+    vector = graph.embedder.embed_one("창고 금액")
+    assert np.all(segs.bounds(vector) >= segs.best_cosine(vector) - 1e-6)  # a bound, never below the truth
+    items = np.array([3, 17, 200])
+    assert np.allclose(segs.best_cosine_of(vector, items), segs.best_cosine(vector)[items], atol=1e-6)
 
 
 def test_public_surface() -> None:

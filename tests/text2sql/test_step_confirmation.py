@@ -262,5 +262,5 @@ def test_cli_ask_returns_the_pending_confirmation() -> None:
                                       "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["done"] is False and ASK in data["text"] and "도구: explain" in data["text"]
+    assert data["done"] is False and ASK in data["reply"] and "도구: explain" in data["reply"]
     assert data["state"]["status"] == "running"

@@ -36,7 +36,7 @@ _QUANTITY = re.compile(
 
 
 # Subtype and stage markers written with words or Roman numerals: "type I" vs "type II", "stage IV".
-_QUALIFIER = re.compile(r"\b(type|stage|grade|class|phase|step)\s+([ivx]+|[a-d]|\d+[a-c]?)\b", re.IGNORECASE)
+_QUALIFIER = re.compile(r"\b(type|stage|grade|class|phase|step)\s+([ivx]+|[a-d]|\d+[a-c]?)(?![a-z0-9])", re.IGNORECASE)
 
 
 def qualifiers(text: str) -> list[str]:

@@ -16,6 +16,7 @@ from ..runtime import Agent, Session, load
 from ..settings import get_settings
 from .access import data_app, keys_app
 from .doctor import run_doctor
+from .ports import check_port_free
 from .render import LiveRenderer, console, err_console
 
 app = typer.Typer(
@@ -114,6 +115,9 @@ def ask(
     text: Annotated[str, typer.Argument(help="the message")],
     llm: LlmOpt = None,
     as_json: JsonOpt = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="also show decisions, reasoning and tool results")
+    ] = False,
     option: OptionOpt = None,
     db: DbOpt = None,
     table: TableOpt = None,
@@ -121,15 +125,23 @@ def ask(
     model: ModelOpt = None,
     user: UserOpt = "anonymous",
 ) -> None:
-    """One turn: print the reply (streamed), or JSON with state, artifacts, usage and events."""
+    """One turn: print the answer (reply, SQL, table), or JSON with state, artifacts, usage and events."""
     ag = _agent(agent, llm, option, db, model, table)
     s = ag.session(session, user_id=user)
     if as_json:
-        print(json.dumps({"session_id": s.id, **s.send(text).to_dict()}, ensure_ascii=False))
+        print(json.dumps({"session_id": s.id, **reply_json(s.send(text))}, ensure_ascii=False))
         return
-    render = LiveRenderer()
+    render = LiveRenderer(verbose=verbose)
     for event in s.stream(text):
         render(event)
+    err_console.print(f"session {s.id} (continue with --session {s.id})", style="dim", highlight=False,
+                      markup=False)
+
+
+def reply_json(reply: Any) -> dict[str, Any]:
+    """A turn as JSON, the reply under ``reply`` (the key ``chat --json`` uses too)."""
+    data = reply.to_dict()
+    return {"reply": data.pop("text"), **data}
 
 
 def _turn_json(s: Session, text: str) -> dict[str, Any]:
@@ -137,8 +149,9 @@ def _turn_json(s: Session, text: str) -> dict[str, Any]:
     errors = [e.to_dict()["message"] for e in reply.events if e.type == "error"]
     lifted = {k: reply.state.get(k) for k in s.agent.spec.chat_fields}
     data = reply.to_dict()
-    return {"user": text, "reply": reply.text, **lifted, "done": reply.done, "state": reply.state, "errors": errors,
-            "questions": data["questions"], "artifacts": data["artifacts"], "usage": data["usage"]}
+    return {"session_id": s.id, "user": text, "reply": reply.text, **lifted, "done": reply.done,
+            "state": reply.state, "errors": errors, "questions": data["questions"], "artifacts": data["artifacts"],
+            "usage": data["usage"]}
 
 
 @app.command()
@@ -167,15 +180,16 @@ def chat(
             reason = getattr(exc, "strerror", None) or exc
             raise InputError(f"cannot read script {str(script)!r}: {reason}") from None
         for line in (ln for ln in lines if ln and not ln.startswith("#")):
-            _chat_turn(s, line, as_json)
+            _chat_turn(s, line, as_json, echo=True)  # nobody typed it: show what was said
         return
     if not as_json:
         console.print(f"[dim]session {s.id} · Ctrl-D or /quit to leave[/dim]")
         for i, question in enumerate(s.questions):
             console.print(question.text, style="bold" if i == 0 else "dim", markup=False, highlight=False)
+    typed = sys.stdin.isatty()  # a terminal shows what was typed; piped lines are echoed once, by us
     while True:
         try:
-            line = input("> ")
+            line = input("> " if typed else "")
         except EOFError:
             break
         if line.strip() in {"/quit", "/exit"}:
@@ -183,16 +197,17 @@ def chat(
         if not line.strip():
             continue
         try:
-            _chat_turn(s, line, as_json)
+            _chat_turn(s, line, as_json, echo=not typed)
         except InputError as exc:
             err_console.print(f"error: {exc}", soft_wrap=True, markup=False)
 
 
-def _chat_turn(s: Session, line: str, as_json: bool) -> None:
+def _chat_turn(s: Session, line: str, as_json: bool, *, echo: bool) -> None:
     if as_json:
         print(json.dumps(_turn_json(s, line), ensure_ascii=False), flush=True)
         return
-    console.print(f"[cyan]> {line}[/cyan]", highlight=False)
+    if echo:
+        console.print(f"> {line}", style="cyan", markup=False, highlight=False)
     render = LiveRenderer(verbose=False)
     for event in s.stream(line):
         render(event)
@@ -210,8 +225,14 @@ def serve(
     insecure: Annotated[
         bool, typer.Option("--insecure", help="serve without authentication on a non-loopback address")
     ] = False,
+    workers: Annotated[
+        int, typer.Option("--workers", min=1, max=64,
+                          help="server processes on one port (share a Postgres checkpointer and Redis; see docs)")
+    ] = 1,
 ) -> None:
     """Start the HTTP API and the web page."""
+    import os
+
     import uvicorn
 
     from .._options import validate_options
@@ -238,8 +259,25 @@ def serve(
         validate_options(get_spec(agent_name).options_model, opts, agent=agent_name, session=False)
     h, p = host or settings.host, port or settings.port
     check_exposure(h, insecure)
-    err_console.print(f"graphagents on http://{h}:{p}  (LLM: {settings.llm})")
-    uvicorn.run(create_app(settings, agent_options), host=h, port=p, log_level="warning")
+    check_port_free(h, p)
+    if workers == 1:
+        err_console.print(f"graphagents on http://{h}:{p}  (LLM: {settings.llm})")
+        uvicorn.run(create_app(settings, agent_options), host=h, port=p, log_level="warning")
+        return
+    from ..server.worker import CONFIG_VAR, serve_config
+
+    update = {"llm": settings.llm, "models": settings.models}
+    os.environ[CONFIG_VAR] = serve_config(update, agent_options)  # the spawned workers read it
+    err_console.print(f"graphagents on http://{h}:{p}  ({workers} workers, LLM: {settings.llm}, "
+                      f"checkpoints: {_describe_store(settings.resolved_checkpoint_url)})")
+    uvicorn.run("graphagents.server.worker:create_worker_app", factory=True, host=h, port=p, workers=workers,
+                log_level="warning")
+
+
+def _describe_store(url: str) -> str:
+    from ..errors import redact_url
+
+    return redact_url(url) if "://" in url and not url.startswith("sqlite") else url
 
 
 def check_exposure(host: str, insecure: bool) -> None:

@@ -61,7 +61,7 @@ _EN_FREQ = re.compile(
     r"(?P<p>day|week|month)\b|\b(?P<t2>once|twice|thrice)\s(?P<p2>daily|weekly|monthly)\b"
 )
 _INTERVAL = re.compile(
-    r"(?:매\s?)?(?P<n>\d+)\s?시간\s?(?:마다|간격)|\bevery\s(?P<e>\d+)\s?(?:hours|hrs|h)\b|\bq(?P<q>\d+)h\b"
+    r"(?:매\s?)?(?<![\d.])(?P<n>\d+)\s?시간\s?(?:마다|간격)|\bevery\s(?P<e>\d+)\s?(?:hours|hrs|h)\b|\bq(?P<q>\d+)h\b"
 )
 
 

@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import time
+from collections.abc import AsyncIterator
 from importlib import resources as importlib_resources
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from .. import __version__
+from .. import __version__, _loop
 from .._options import json_schema
 from ..errors import (
+    BusyError,
     GraphAgentsError,
     InputError,
     RunError,
+    SessionExistsError,
     UnknownAgentError,
     UnknownSessionError,
     UsageError,
@@ -30,10 +35,14 @@ from ..runtime import Agent
 from ..settings import Settings, get_settings
 from .auth import CurrentUser
 from .auth_routes import install_access
+from .errors import describe_validation_error
+from .limits import Admission, BodyLimitMiddleware, MethodGuardMiddleware
+from .rag_routes import router as rag_router
 from .sessions_routes import router as sessions_router
 from .sse import encode_stream
 from .uploads import PATH as UPLOADS
 from .uploads import router as uploads_router
+from .uploads import upload_body_limit
 
 log = logging.getLogger("graphagents.server")
 
@@ -51,6 +60,33 @@ class SendMessage(BaseModel):
     text: str
 
 
+class ErrorBody(BaseModel):
+    error: str = Field(description="one line that says what went wrong and what to do; never echoes the input")
+
+
+_ERROR_MEANING = {
+    400: "bad request", 401: "credentials missing or wrong", 403: "refused (CSRF, origin)",
+    404: "no such agent or session (for this user)", 405: "method not allowed",
+    409: "the session exists already, or stayed busy with another message (Retry-After)",
+    413: "request body over the limit", 422: "invalid input (one line)",
+    429: "too many requests or messages waiting for this session (Retry-After)",
+    503: "the server is saturated or a service is down (Retry-After)",
+}
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": ErrorBody, "description": _ERROR_MEANING[code]} for code in codes}
+
+
+SSE_RESPONSE: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Server-Sent Events: step, token, tool_call, tool_result, state_update, decision, "
+        "error ... and always a final event last",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    },
+}
+
+
 class AgentPool:
     """Agents built on first use and kept for the process; building one is not free."""
 
@@ -58,20 +94,67 @@ class AgentPool:
         self.settings = settings
         self.options = options
         self._agents: dict[str, Agent] = {}
-        self._lock = asyncio.Lock()
+        self._building: dict[str, asyncio.Lock] = {}  # one per agent: a slow build delays no other agent
 
     async def get(self, name: str) -> Agent:
         if name in self._agents:
             return self._agents[name]
         spec = get_spec(name)
-        async with self._lock:
+        async with self._building.setdefault(name, asyncio.Lock()):
             if name not in self._agents:
                 opts = self.options.get(name, {})
                 self._agents[name] = await asyncio.to_thread(Agent, spec, settings=self.settings, **opts)
         return self._agents[name]
 
+    def built(self) -> list[Agent]:
+        return list(self._agents.values())
+
+
+class Readiness:
+    """What ``/readyz`` reports: warmed up, the turn loop answering, the stores reachable, room for turns."""
+
+    def __init__(self) -> None:
+        self.warmed = True  # the lifespan sets it False while it warms up (an app run without one is never warmed)
+        self.warm_errors: dict[str, str] = {}
+        self.warm_seconds: float | None = None
+
+    async def warm(self, pool: AgentPool) -> None:
+        """Build every agent, open their async checkpointers and load the Korean analyser, so that
+        no first request pays for a lazy load. A broken agent is logged, and the rest still serve."""
+        started = time.perf_counter()
+        await asyncio.to_thread(_warm_korean)
+        for name in sorted(all_specs()):
+            try:
+                agent = await pool.get(name)
+                await asyncio.wrap_future(_loop.submit(agent.agraph(), agent.settings.turn_workers))
+            except Exception as exc:
+                log.error("warming agent %s failed: %s", name, type(exc).__name__, exc_info=exc)
+                self.warm_errors[name] = type(exc).__name__
+        self.warm_seconds = round(time.perf_counter() - started, 2)
+        self.warmed = True
+
+
+def _warm_korean() -> None:
+    from ..korean import tokenize
+
+    tokenize("안녕하세요 전화번호는 010-1234-5678이에요")
+
+
+async def _turn_loop_answers(timeout: float = 2.0) -> bool:
+    async def nothing() -> bool:
+        return True
+
+    try:
+        return await asyncio.wait_for(asyncio.wrap_future(_loop.submit(nothing())), timeout)
+    except Exception:
+        return False
+
 
 def _status(exc: GraphAgentsError) -> int:
+    if isinstance(exc, BusyError):
+        return {"session": 409, "queue": 429}.get(exc.scope, 503)
+    if isinstance(exc, SessionExistsError):
+        return 409
     if isinstance(exc, UnknownAgentError | UnknownSessionError):
         return 404
     if isinstance(exc, InputError):
@@ -83,8 +166,14 @@ def _status(exc: GraphAgentsError) -> int:
     return 500
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": " ".join(message.split())}, status_code=status)
+MAX_ERROR_CHARS = 300
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    line = " ".join(message.split())
+    if len(line) > MAX_ERROR_CHARS:
+        line = line[: MAX_ERROR_CHARS - 1] + "…"
+    return JSONResponse({"error": line}, status_code=status, headers=headers)
 
 
 def create_app(settings: Settings | None = None, agent_options: dict[str, dict[str, Any]] | None = None) -> FastAPI:
@@ -92,30 +181,30 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
     app = FastAPI(title="graphagents", version=__version__, description="Five LangGraph agents over HTTP + SSE.")
     pool = AgentPool(settings, agent_options or {})
     app.state.pool = pool
+    readiness = Readiness()
+    admission = Admission(settings.max_active_turns)
+    app.state.readiness, app.state.admission = readiness, admission
     access = install_access(app, settings)  # authentication, CSRF, CORS, per-user limits, /api/auth, /api/me
+    app.state.body_limits = {}  # path prefix -> bytes, for routers that take larger bodies (uploads)
+    app.add_middleware(MethodGuardMiddleware, router=app.router)
+    app.add_middleware(BodyLimitMiddleware, default=settings.max_body_bytes, limits=app.state.body_limits)
+    app.state.body_limits[UPLOADS] = upload_body_limit(settings)  # the route checks its own exact limit
     app.include_router(uploads_router)  # tableqa's table uploads (own size limit: max_upload_bytes)
     app.include_router(sessions_router)  # the page's session list (rename, delete, transcript), views, favicon
-
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next: Any) -> Response:
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > settings.max_body_bytes and request.url.path != UPLOADS:
-            return _error(413, f"request body is {length} bytes; the limit is {settings.max_body_bytes}")
-        return await call_next(request)  # type: ignore[no-any-return]
+    app.include_router(rag_router)  # /api/rag/profile (the caller's own)
 
     @app.exception_handler(GraphAgentsError)
     async def on_ga_error(request: Request, exc: GraphAgentsError) -> JSONResponse:
-        return _error(_status(exc), str(exc))
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, BusyError) else None
+        return _error(_status(exc), str(exc), headers)
 
     @app.exception_handler(RequestValidationError)
     async def on_validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {"msg": "invalid request"}
-        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-        return _error(422, f"{where or 'body'}: {first.get('msg', 'invalid')}")
+        return _error(422, describe_validation_error(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail))
+        return _error(exc.status_code, str(exc.detail), getattr(exc, "headers", None))
 
     @app.exception_handler(Exception)
     async def on_crash(request: Request, exc: Exception) -> JSONResponse:
@@ -124,7 +213,30 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
 
     @app.get("/healthz")
     async def healthz() -> dict[str, Any]:
+        """Liveness: the process answers. Whether it should get traffic is ``/readyz``."""
         return {"status": "ok", "version": __version__, "agents": sorted(all_specs())}
+
+    @app.get("/readyz", responses={503: {"description": "not ready: the body says why"}})
+    async def readyz() -> JSONResponse:
+        """Readiness: warmed up, the turn loop answers, every built agent's store answers, and the
+        process has room for more turns."""
+        problems: list[str] = []
+        if not readiness.warmed:
+            problems.append("warming up")
+        if not await _turn_loop_answers():
+            problems.append("the turn loop does not answer")
+        for agent in pool.built():
+            try:
+                await asyncio.wait_for(asyncio.wrap_future(_loop.submit(_ping(agent))), 3)
+            except Exception as exc:
+                problems.append(f"agent {agent.name}: store unreachable ({type(exc).__name__})")
+        if admission.saturated:
+            problems.append(f"saturated: {admission.active} turns of {admission.limit}")
+        body = {"status": "ready" if not problems else "not ready", "problems": problems,
+                "turns": admission.active, "max_turns": admission.limit, "refused": admission.refused,
+                "warm_seconds": readiness.warm_seconds, "warm_errors": readiness.warm_errors}
+        headers = {"Retry-After": "2"} if problems else None
+        return JSONResponse(body, status_code=503 if problems else 200, headers=headers)
 
     @app.get("/api/agents")
     async def list_agents() -> list[dict[str, Any]]:
@@ -140,14 +252,16 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
             for s in sorted(all_specs().values(), key=lambda s: s.name)
         ]
 
-    @app.post("/api/agents/{name}/sessions", status_code=201)
+    @app.post("/api/agents/{name}/sessions", status_code=201, responses=_errors(404, 409, 413, 422, 429))
     async def create_session(name: str, user_id: CurrentUser, body: CreateSession | None = None) -> dict[str, Any]:
+        """A new session. Its options are validated now (422). An id the caller already has is a 409:
+        an existing session's options are never replaced; open it with GET instead."""
         agent = await pool.get(name)
         body = body or CreateSession()
-        session = await asyncio.to_thread(lambda: agent.session(body.session_id, user_id=user_id, **body.options))
+        session = await asyncio.to_thread(lambda: agent.create(body.session_id, user_id=user_id, **body.options))
         return {"session_id": session.id, "agent": name, "user_id": session.user_id}
 
-    @app.get("/api/agents/{name}/sessions/{session_id}")
+    @app.get("/api/agents/{name}/sessions/{session_id}", responses=_errors(404, 422, 429))
     async def get_session(name: str, session_id: str, user_id: CurrentUser) -> dict[str, Any]:
         agent = await pool.get(name)
         session = await asyncio.to_thread(agent.get_session, session_id, user_id)
@@ -158,13 +272,22 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
             "questions": [{"id": q.id, "text": q.text, "path": list(q.path)} for q in questions],
         }
 
-    @app.post("/api/agents/{name}/sessions/{session_id}/messages")
+    @app.post("/api/agents/{name}/sessions/{session_id}/messages", response_class=EventSourceResponse,
+              responses={**SSE_RESPONSE, **_errors(404, 409, 413, 422, 429, 503)})
     async def send_message(name: str, session_id: str, body: SendMessage, user_id: CurrentUser) -> EventSourceResponse:
+        """One turn as Server-Sent Events. Everything that can be refused is refused before the stream
+        starts (bad text 422, busy session 409/429, saturated server 503, with Retry-After); a failure
+        after it started is an ``error`` event followed by a ``final`` event."""
         agent = await pool.get(name)
         session = await asyncio.to_thread(agent.get_session, session_id, user_id)
         await access.before_turn(user_id)  # 429 while the user's model-token window is spent
-        events = access.metered(session.astream(body.text), user_id)  # raises InputError before streaming
-        return EventSourceResponse(encode_stream(events), ping=15)
+        admission.enter()  # 503 when the process already runs all the turns it admits
+        try:
+            events = await session.astart(body.text)  # holds the session lock; raises before streaming
+        except BaseException:
+            admission.leave()
+            raise
+        return EventSourceResponse(encode_stream(admission.guard(access.metered(events, user_id))), ping=15)
 
     static_dir = importlib_resources.files("graphagents.server") / "static"
 
@@ -173,4 +296,67 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
         return HTMLResponse((static_dir / "index.html").read_text(encoding="utf-8"))
 
     app.mount("/static", StaticFiles(directory=str(static_dir)), name="static")
+    app.router.lifespan_context = _lifespan(readiness, pool, settings.warm_on_start)
+    _document_errors(app, access.enabled)
     return app
+
+
+API_ERRORS = (400, 401, 403, 404, 413, 422, 429, 503)
+"""What any ``/api/`` route may answer besides its own codes: the access middleware (401/403/429),
+the body limit (413), validation (422), a missing agent or session (404), a bad call (400), an
+outage or saturation (503). Listed in the schema so that clients (and schemathesis) can rely on it."""
+
+
+def _document_errors(app: FastAPI, access_required: bool) -> None:
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        spec = build()
+        spec.setdefault("components", {}).setdefault("schemas", {})["ErrorBody"] = ErrorBody.model_json_schema()
+        ref = {"$ref": "#/components/schemas/ErrorBody"}
+        for path, operations in spec.get("paths", {}).items():
+            if not path.startswith("/api/"):
+                continue
+            for operation in operations.values():
+                if not access_required and operation.get("security"):
+                    operation["security"] = [*operation["security"], {}]  # credentials optional: auth is off
+                responses = operation.setdefault("responses", {})
+                for code in API_ERRORS:
+                    responses.setdefault(str(code), {
+                        "description": _ERROR_MEANING.get(code, "error"),
+                        "content": {"application/json": {"schema": ref}},
+                    })
+        app.openapi_schema = spec
+        return spec
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
+def _lifespan(readiness: Readiness, pool: AgentPool, warm: bool) -> Any:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        task = None
+        if warm:
+            readiness.warmed = False
+            task = asyncio.ensure_future(readiness.warm(pool))
+        try:
+            yield
+        finally:
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+    return lifespan
+
+
+async def _ping(agent: Agent) -> None:
+    """One cheap read on the agent's async checkpointer (run on the turn loop)."""
+    graph = await agent.agraph()
+    saver = graph.checkpointer
+    if saver is not None and not isinstance(saver, bool):
+        await saver.aget_tuple({"configurable": {"thread_id": "graphagents:readyz", "checkpoint_ns": ""}})
+    if agent._locks.shared is not None:
+        await agent._locks.shared.ping()

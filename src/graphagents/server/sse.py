@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 from collections.abc import AsyncIterator
 
 from sse_starlette import ServerSentEvent
@@ -28,6 +29,7 @@ async def encode_stream(events: AsyncIterator[Event]) -> AsyncIterator[ServerSen
         async for event in events:
             yield encode(event)
     except Exception as exc:
-        log.error("a turn failed after its response started", exc_info=exc)
-        yield encode(ErrorEvent(f"the turn failed: {type(exc).__name__}", code="internal"))
+        ref = uuid.uuid4().hex[:8]
+        log.error("a turn failed after its response started (ref %s)", ref, exc_info=exc)
+        yield encode(ErrorEvent(f"the turn failed (ref {ref}); the server log has the details", code="internal"))
         yield encode(FinalEvent(ERROR_REPLY, False))

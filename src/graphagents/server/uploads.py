@@ -27,7 +27,7 @@ from ..settings import Settings
 from ..store import database_for
 from .auth import CurrentUser
 
-__all__ = ["PATH", "router", "uploads_for"]
+__all__ = ["PATH", "router", "upload_body_limit", "uploads_for"]
 
 PATH = "/api/uploads"
 _FORM_OVERHEAD = 64 * 1024  # multipart boundaries, part headers and the small text fields
@@ -67,6 +67,11 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
 
 def _too_large(limit: int) -> JSONResponse:
     return _error(413, f"the upload is larger than the limit of {limit:,} bytes (GRAPHAGENTS_MAX_UPLOAD_BYTES)")
+
+
+def upload_body_limit(settings: Settings) -> int:
+    """The most bytes an upload request may carry: the file limit plus the multipart framing."""
+    return settings.max_upload_bytes + _FORM_OVERHEAD
 
 
 @router.post(PATH, status_code=201, summary="Upload a table (CSV/TSV/JSON/JSONL/XLSX/SQLite) for tableqa sessions")

@@ -31,6 +31,7 @@ __all__ = [
     "TermKind",
     "canonical_condition",
     "canonical_drug",
+    "english_terms",
     "find_terms",
     "get_lexicon",
     "korean_name",
@@ -192,3 +193,11 @@ def korean_name(canonical: str) -> str | None:
 def find_terms(text: str) -> list[Term]:
     """Drug and condition names in ``text`` (longest match, particles allowed after Korean names)."""
     return get_lexicon().find(text)
+
+
+def english_terms(text: str) -> list[str]:
+    """The canonical English names of the drugs and conditions ``text`` names, in order, once each:
+    what a Korean question adds to a BM25 query over English passages ("비호지킨 림프종은 어떻게
+    치료하나요?" -> ["non-hodgkin lymphoma"], "타이레놀 먹어도 돼요?" -> ["acetaminophen"]), and
+    what an English brand name adds ("Tylenol" -> ["acetaminophen"])."""
+    return list(dict.fromkeys(term.canonical for term in find_terms(text)))

@@ -32,12 +32,12 @@ from .judge import JudgeFeedback, RewrittenQuery, offline_feedback, offline_rewr
 from .options import RagOptions, effective_settings
 from .profiles import ProfileStore, normalised, profile_store_for
 from .prompts import PROMPTS
-from .query import is_korean, profile_relevant, profile_terms, retrieval_query, slot_terms
+from .query import is_korean, profile_relevant, profile_terms, retrieval_query
 from .tokens import TokenCounter, TokenPlan
 
 log = logging.getLogger("graphagents.agents.rag")
 
-__all__ = ["CACHE_NAMESPACE", "Nodes", "RagContext"]
+__all__ = ["CACHE_NAMESPACE", "Nodes", "RagContext", "cache_key"]
 
 CACHE_NAMESPACE = "rag:answers"
 HISTORY_TURNS = 6
@@ -82,6 +82,16 @@ class RagContext:
         return semantic_cache_for(self.settings.cache_url, CACHE_NAMESPACE, self.embedder)
 
 
+def cache_key(text: str, stored_profile: Mapping[str, Any]) -> tuple[dict[str, str], str]:
+    """The slots a cached answer to ``text`` depends on, and their signature: the question's own
+    (drugs, doses and other numbers with units, age group, conditions) read against the profile as it
+    will be after this message, plus a digest of that profile (an answer written for one profile is
+    never served for another)."""
+    profile = language.merge_profile(dict(stored_profile), language.extract_slots(text))
+    slots = {**language.question_signature(text, profile), "profile": _digest(normalised(profile))}
+    return slots, slot_signature(slots)
+
+
 def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
@@ -103,6 +113,7 @@ def _public_doc(doc: Mapping[str, Any]) -> dict[str, Any]:
 class Nodes:
     def __init__(self, rctx: RagContext) -> None:
         self.r = rctx
+        self.counter = TokenCounter(rctx.model("answer"))
 
     # ----- helpers -----------------------------------------------------------------------------------
 
@@ -136,9 +147,7 @@ class Nodes:
         if mode == "llm" or not self.r.options.cache_enabled:
             return update
         user_id = str(state.get("user_id") or "anonymous")
-        profile = language.merge_profile(self._stored_profile(user_id), language.extract_slots(text))
-        slots = {**language.question_signature(text, profile), "profile": _digest(normalised(profile))}
-        signature = slot_signature(slots)
+        slots, signature = cache_key(text, self._stored_profile(user_id))
         vector = self._vector(text)
         update.update({"cache_signature": signature, "cache_slots": slots, "query_vector": vector.tolist()})
         hit = self.r.cache.lookup(text, scope=user_id, signature=signature, vector=vector,
@@ -189,7 +198,7 @@ class Nodes:
         slot_out = state.get("slot_out") or {}
         update = language.SlotUpdate(**{k: slot_out.get(k) or type(getattr(language.SlotUpdate(), k))()
                                         for k in language.SLOTS},
-                                     removals=[tuple(r) for r in slot_out.get("removals", [])])
+                                     removals=[(str(r[0]), str(r[1])) for r in slot_out.get("removals", [])])
         after = normalised(language.merge_profile(before, update))
         if after != before:
             store.put(user_id, after)
@@ -205,7 +214,7 @@ class Nodes:
         whole passages; evidence may use what profile and history leave)."""
         text = str(state.get("user_text", ""))
         _, config, _ = self._turn_settings(state)
-        plan = TokenPlan(int(config["context_window"]), TokenCounter(self.r.model("answer")))
+        plan = TokenPlan(int(config["context_window"]), self.counter)
         system = plan.fit_text("system", PROMPTS.render("system.txt"))
         question = plan.fit_text("query", text)
         profile = plan.fit_text("profile", str(state.get("profile_summary") or "(없음)"))
@@ -230,7 +239,7 @@ class Nodes:
         }
         if not state.get("query_for_retrieval"):
             profile_value = state.get("profile") or {}
-            query = retrieval_query(text, profile_value, extra=slot_terms(state.get("slot_out") or {}))
+            query = retrieval_query(text, profile_value, extra=language.named_terms(text))
             update["query_for_retrieval"] = query
             update["query_rewrite_history"] = [query]
         return update
@@ -250,8 +259,8 @@ class Nodes:
         body = str(doc.get("text", ""))
         if compress_for:
             body = self._compress(compress_for, body)
-        title = doc.get("title") or doc.get("id")
-        return f"[{n}] {title}\n{body}"
+        title = doc.get("title") or ""
+        return f"[{n}] {title} ({doc.get('id')})\n{body}"
 
     def _compress(self, question: str, body: str, keep: int = 3) -> str:
         index = SentenceIndex.build([{"text": body}], self.r.embedder)
@@ -274,7 +283,8 @@ class Nodes:
         vector = None
         if iteration == 0 and query == state.get("user_text") and state.get("query_vector"):
             vector = np.asarray(state["query_vector"], np.float32)
-        hits = store.search(query, k=k, mode=config["retrieval_mode"], vector=vector)
+        hits = store.search(query, k=k, mode=config["retrieval_mode"], vector=vector,
+                            weights=(1.0, float(config["dense_weight"])))
         history = [list(h) for h in state.get("retrieved_docs_history") or []]
         seen = {h for hashes in history for h in hashes}
         docs = []
@@ -513,7 +523,7 @@ def _relevant_terms(state: Mapping[str, Any]) -> list[str]:
     text = str(state.get("user_text", ""))
     profile = state.get("profile") or {}
     own = profile_terms(profile) if profile and profile_relevant(text) else []
-    return list(dict.fromkeys([*slot_terms(state.get("slot_out") or {}), *own]))
+    return list(dict.fromkeys([*language.named_terms(text), *own]))
 
 
 def _renumber(block: str, n: int) -> str:

@@ -41,6 +41,8 @@ class AgentConfig(BaseModel):
     context_window: int = Field(12_800, ge=2_000, le=2_000_000,
                                 description="the model's context window; the token plan scales to it")
     retrieval_mode: Literal["hybrid", "bm25", "dense"] = Field("hybrid", description="retriever(s) used")
+    dense_weight: float = Field(0.5, ge=0.0, le=2.0,
+                                description="RRF weight of the dense list (BM25's is 1); docs/rag.md says why 0.5")
 
 
 class RagOptions(BaseModel):
@@ -84,6 +86,7 @@ class ConfigPatch(BaseModel):
     cache_threshold: float | None = Field(None, gt=0.0, le=1.0)
     context_window: int | None = Field(None, ge=2_000, le=2_000_000)
     retrieval_mode: Literal["hybrid", "bm25", "dense"] | None = None
+    dense_weight: float | None = Field(None, ge=0.0, le=2.0)
 
 
 class RagSessionOptions(BaseModel):

@@ -34,6 +34,10 @@ def normalised(profile: dict[str, Any] | None) -> dict[str, Any]:
         value = (profile or {}).get(slot)
         if isinstance(value, type(out[slot])):
             out[slot] = value
+    for slot in ("conditions", "symptoms"):  # names; an older or hand-edited row may hold {"name": ...}
+        names = [item.get("name") if isinstance(item, dict) else item for item in out[slot]]
+        out[slot] = [n for n in names if isinstance(n, str) and n]
+    out["medications"] = [m for m in out["medications"] if isinstance(m, dict) and m.get("name")]
     return out
 
 

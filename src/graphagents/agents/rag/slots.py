@@ -30,15 +30,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphagents.cache import qualifiers, quantities
+from graphagents.cache import quantities
 from graphagents.korean import Dose, fold, parse_doses, parse_number, tokenize
 
-from .lexicon import find_terms, korean_name
+from .lexicon import canonical_condition, canonical_drug, find_terms, korean_name
 
 __all__ = [
     "SLOTS",
     "SlotUpdate",
     "age_group",
+    "as_profile",
     "empty_profile",
     "extract_slots",
     "merge_profile",
@@ -103,11 +104,12 @@ def _compact(s: str) -> str:
 
 _KO_TAKE = re.compile(
     r"먹(?:어요|어|고|는|습니다|음|었|은|던)|드시|드세|드심|복용(?!법|량|방법|하면|해도|시|해야|할|하는법)|맞(?:고|아요|아|습니다|는)|"
-    r"투약|투여(?:받|중)|처방(?:받|을받|약)|쓰고있|사용(?:중|하고)|주사(?:를|)?(?:맞|놓)|챙겨먹|먹는중|복약"
+    r"투약|투여(?:받|중)|처방(?:받|을받|약)|쓰고있|써요|씁니다|쓰고|사용(?:중|하고)|주사(?:를|)?(?:맞|놓)|챙겨먹|먹는중|복약|"
+    r"흡입|뿌려|뿌리고|붙이고|붙여요|발라요|바르고"
 )
 _EN_TAKE = re.compile(
     r"\b(?:i|i'm|im|i've|we)\b.*\b(?:take|taking|takes|took|using|use|on|prescribed|started|start|inject|injecting)\b|"
-    r"\b(?:taking|prescribed|on)\b\s+\w|\bmy\s+(?:meds?|medications?|pills?)\b"
+    r"\b(?:taking|prescribed|on)\b\s+\w|\bmy\s+(?:meds?|medications?|pills?|inhaler)\b|\b(?:put|started) me on\b"
 )
 _KO_STOP = re.compile(
     r"안(?:먹|드|맞|써|쓰|씀|복용|챙|해요|합니다)|(?:먹|복용하|드시|맞|쓰|챙기)지(?:않|말|마|도않)|끊|중단|중지|그만|"
@@ -115,16 +117,19 @@ _KO_STOP = re.compile(
 )
 _EN_STOP = re.compile(
     r"\b(?:stopped|stop|quit|discontinued|no longer|not taking|don't take|do not take|dont take|doesn't take|"
-    r"came off|went off|off of|i'm off|am off|not on|ran out of|never took|never taken|don't use|do not use)\b"
+    r"came off|went off|off of|i'm off|am off|not on|ran out of|never took|never taken|don't use|do not use|"
+    r"gave up|given up|weaned off|taken off|no more)\b"
 )
 _KO_HAVE = re.compile(
     r"있(?:어요|어|고|는데|습니다|음|다|지만|거든|었|던|긴|으니|으나|구요|고요|는|네요|대요)|"
     r"환자(?:인데|예요|이에요|입니다|이고|라서|이라|임|로|라|야)|앓|진단(?:받|을받|받았|됐|되었|이나왔)|걸렸|걸려|판정|"
-    r"(?:이에요|예요|입니다|이고요?|인데|이라서|라서)$|약(?:을|)?(?:먹|복용|드시|처방)|병력|치료(?:중|받고|하고)|수술(?:받|했)"
+    r"(?:이에요|예요|입니다|이고요?|인데|이라서|라서)$|약(?:을|)?(?:먹|복용|드시|처방)|병력|치료(?:중|받고|하고)|수술(?:받|했)|"
+    r"(?:년|개월|달)(?:이|가)?(?:됐|되었|째|차)"
 )
 _EN_HAVE = re.compile(
     r"\b(?:i have|i've|i had|i've had|i've got|i got|diagnosed|i suffer|suffering from|history of|living with|"
-    r"i'm diabetic|i am diabetic|i'm asthmatic|my|i was told i have|i also have|have had)\b"
+    r"i'm diabetic|i am diabetic|i'm asthmatic|my|i was told i have|i also have|have had)\b|"
+    r"\b(?:i'm|i am|im)\b.*\bwith\b|^\s*(?:and\s+|also\s+)*(?:have|has|had)\b"
 )
 _KO_NOT_HAVE = re.compile(
     r"없(?:어|고|습니다|음|다|는데|거든|었)|아니(?:에요|고|라|야|었|예요)|"
@@ -140,9 +145,12 @@ _KO_NOT_MINE = re.compile(
     r"뭐|무엇|어떻게|왜|언제|얼마나|몇|어떤|원인|이유|가족력|어머니|아버지|엄마|아빠|남편|아내|부모|할머니|할아버지|"
     r"친구|동생|형이|누나|언니|오빠"
 )
+# Question words count at the start of a clause ("When should I ...?"), not inside a statement ("I was
+# diagnosed when I was 12"); plans and advice are not facts ("my doctor wants me on a statin").
 _EN_NOT_MINE = re.compile(
-    r"\b(?:if|what|how|why|when|which|can|could|should|is it|are there|does|do you|my (?:mother|father|mom|dad|"
-    r"husband|wife|son|daughter|child|kid|friend|brother|sister|grandmother|grandfather|parents?))\b|\?"
+    r"^\s*(?:what|how|why|when|which|can|could|is it|are there|does|do you)\b|\b(?:if|should|might|considering|"
+    r"thinking about|wants? me (?:on|to take)|my (?:mother|father|mom|dad|husband|wife|son|daughter|child|kid|friend|"
+    r"brother|sister|grandmother|grandfather|parents?))\b|\?"
 )
 
 
@@ -162,7 +170,12 @@ _NATIVE = (
     + "|".join(sorted(_NATIVE_UNITS, key=len, reverse=True)) + r")?|(?:"
     + "|".join(sorted(_NATIVE_UNITS, key=len, reverse=True)) + "))"
 )
-_SINO = r"[일이삼사오육칠팔구십백]+"
+# A Sino-Korean age needs 십 or 백 ("육십오 세"): a lone syllable is a word ("이 세상").
+_SINO = r"(?:[일이삼사오육칠팔구]?[십백])+[일이삼사오육칠팔구]?"
+_EN_NUMBERS = {w: i for i, w in enumerate(
+    ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"])}
+_EN_NUMBER = "|".join(sorted(_EN_NUMBERS, key=len, reverse=True))
 
 
 def _native_number(word: str) -> int | None:
@@ -183,6 +196,8 @@ def _number(token: str) -> float | None:
     token = token.strip()
     if re.fullmatch(r"\d+(?:[.,]\d+)?", token):
         return float(token.replace(",", "."))
+    if token in _EN_NUMBERS:
+        return float(_EN_NUMBERS[token])
     native = _native_number(token)
     if native is not None:
         return float(native)
@@ -204,6 +219,7 @@ _AGE_PATTERNS = (
     re.compile(rf"(?<![가-힣])({_SINO})\s?세{_AGE_STOP}"),
     re.compile(r"\b(?:i'm|i am|im)\s+(\d{1,3})\b(?!\s*(?:kg|kilos?|lbs?|pounds|cm|%|mg|weeks|months|days))"),
     re.compile(r"\b(\d{1,3})\s*[- ]?\s*(?:years?|yrs?)[- ]?old\b"),
+    re.compile(rf"\b({_EN_NUMBER})[- ](?:years?|yrs?)[- ]old\b"),
     re.compile(r"\b(\d{1,3})\s*(?:yo|y/o|y\.o\.)(?![a-z])"),
     re.compile(r"\baged?\s+(\d{1,3})\b"),
 )
@@ -295,13 +311,15 @@ def _demographics(low: str) -> dict[str, Any]:
 # Symptoms: (canonical, pattern of the noun, pattern of a predicate that states it)
 
 _SYMPTOMS: tuple[tuple[str, str, str], ...] = (
-    ("chest pain", r"흉통|가슴\s?통증|\bchest pain\b", r"가슴이?\s?(?:아파|아프|아픈|쥐어|답답|조여|뻐근|찌릿)"),
+    ("chest pain", r"흉통|가슴\s?통증|\bchest pain\b",
+     r"가슴이?\s?(?:아파|아프|아픈|아플|아팠|쥐어|답답|조여|뻐근|찌릿)"),
     ("headache", r"두통|\bheadaches?\b|\bmigraines?\b(?!\s+(?:type|familial))",
-     r"머리가?\s?(?:아파|아프|아픈|지끈|띵)|\bmy head hurts\b"),
+     r"머리가?\s?(?:아파|아프|아픈|아플|아팠|지끈|띵)|\bmy head hurts\b"),
     ("fever", r"발열|고열|미열|\bfever\b|\bfeverish\b",
-     r"열(?:이|은|도)\s?(?:나|났|있|없|올라|높|내렸|떨어)|몸이\s?뜨거"),
+     r"열(?:이|은|도)\s?(?:나|났|있|없|올라|높|내렸|떨어)|열이\s?\d|몸이\s?뜨거|"
+     r"(?<![가-힣])열\s?(?:나요|나고|나서|났|날\s?때|나는|나면|남)"),
     ("cough", r"기침|\bcough(?:ing)?\b", r"기침(?:을|이)?\s?(?:해|하|나|심)"),
-    ("sore throat", r"인후통|목\s?통증|\bsore throat\b", r"목이\s?(?:아파|아프|아픈|따가|칼칼|붓)"),
+    ("sore throat", r"인후통|목\s?통증|\bsore throat\b", r"목이\s?(?:아파|아프|아픈|아플|아팠|따가|칼칼|붓)"),
     ("runny nose", r"콧물|\brunny nose\b", r"콧물이\s?(?:나|흘)"),
     ("nasal congestion", r"코막힘|\b(?:stuffy nose|nasal congestion)\b", r"코가\s?막"),
     ("nausea", r"메스꺼움|구역질|구역감|오심|\bnause(?:a|ous)\b", r"속이\s?(?:메스껍|울렁|안\s?좋)|메스꺼워|울렁거"),
@@ -309,7 +327,7 @@ _SYMPTOMS: tuple[tuple[str, str, str], ...] = (
     ("diarrhea", r"설사|\bdiarrh(?:ea|oea)\b", r"설사(?:를|가)?\s?(?:해|하|나|계속)"),
     ("constipation", r"변비|\bconstipat(?:ion|ed)\b", r"변이\s?안\s?나|화장실을?\s?못"),
     ("abdominal pain", r"복통|배\s?통증|\b(?:abdominal pain|stomach ?ache|belly pain)\b",
-     r"배가\s?(?:아파|아프|아픈|쑤시)"),
+     r"배가\s?(?:아파|아프|아픈|아플|아팠|쑤시)"),
     ("heartburn", r"속쓰림|\bheartburn\b", r"속이\s?쓰"),
     ("dizziness", r"어지럼증|어지러움|현기증|\bdizz(?:y|iness)\b|\blightheaded\b",
      r"어지러(?:워|운|웠)|어지럽|핑\s?돌"),
@@ -318,8 +336,9 @@ _SYMPTOMS: tuple[tuple[str, str, str], ...] = (
     ("shortness of breath", r"호흡곤란|숨가쁨|\b(?:shortness of breath|short of breath|breathless)\b",
      r"숨이\s?(?:차|가쁘|막|안\s?쉬)|숨쉬기(?:가)?\s?(?:힘들|어렵)"),
     ("palpitations", r"두근거림|심계항진|\bpalpitations?\b|\bracing heart\b", r"가슴이\s?두근|심장이\s?(?:두근|빨리)"),
-    ("back pain", r"요통|허리\s?통증|\bback pain\b", r"허리가\s?(?:아파|아프|아픈|쑤시)"),
-    ("joint pain", r"관절통|관절\s?통증|\bjoint pain\b", r"(?:관절|무릎|손목|발목)이\s?(?:아파|아프|아픈|쑤시)"),
+    ("back pain", r"요통|허리\s?통증|\bback pain\b", r"허리가\s?(?:아파|아프|아픈|아플|아팠|쑤시)"),
+    ("joint pain", r"관절통|관절\s?통증|\bjoint pain\b",
+     r"(?:관절|무릎|손목|발목)이\s?(?:아파|아프|아픈|아플|아팠|쑤시)"),
     ("muscle pain", r"근육통|\b(?:muscle pain|muscle aches?|myalgia)\b", r"근육이\s?(?:아파|아프|쑤시)|몸살"),
     ("rash", r"발진|두드러기|\b(?:rash|hives)\b", r"두드러기가\s?(?:나|났)|발진이\s?(?:나|생)"),
     ("itching", r"가려움증|가려움|소양감|\bitch(?:ing|y)\b", r"가려(?:워|운|웠)|가렵"),
@@ -331,11 +350,17 @@ _SYMPTOMS: tuple[tuple[str, str, str], ...] = (
     ("weight loss", r"체중\s?감소|\b(?:weight loss|losing weight)\b", r"살이\s?(?:빠지|빠져|빠졌)|체중이\s?(?:줄|빠)"),
     ("insomnia", r"불면|\binsomnia\b|\bcan't sleep\b", r"잠을?\s?(?:못\s?자|잘\s?못|설치)|잠이\s?안\s?(?:와|온)"),
     ("bleeding", r"출혈|\bbleeding\b", r"피가\s?(?:나|났|멈추지)"),
+    ("indigestion", r"\bindigestion\b|\bdyspepsia\b", r"소화가\s?(?:잘\s?)?안\s?(?:되|돼)|체했|체한\s?것\s?같"),
     ("seizure", r"경련|발작|\bseizures?\b|\bconvulsions?\b", r"경련(?:을|이)?\s?(?:했|해|일으)"),
     ("anxiety", r"불안감|\banxious\b", r"불안(?:해|하|한)"),
     ("depressed mood", r"우울감|\b(?:depressed|feeling down)\b", r"우울(?:해|하|한)"),
 )
-_SYMPTOM_RE = [(name, re.compile(noun), re.compile(pred)) for name, noun, pred in _SYMPTOMS]
+# Adverbs between the subject and the predicate: "배가 살살 아파요", "머리가 너무 지끈거려요".
+_ADVERBS = (
+    r"(?:(?:너무|많이|살살|자꾸|계속|좀|조금|심하게|갑자기|가끔|지끈지끈|욱신욱신|콕콕|쿡쿡|또|막|엄청|되게|아직)\s?)*"
+)
+_SYMPTOM_RE = [(name, re.compile(noun), re.compile(pred.replace(r"\s?(?:", r"\s?" + _ADVERBS + "(?:")))
+               for name, noun, pred in _SYMPTOMS]
 _KO_FEEL = re.compile(r"있|심해|심하|나요|나고|났|계속|며칠|지속|생겼|했어|해요|하고|때문|와요|와서|있어")
 _EN_FEEL = re.compile(r"\b(?:i have|i've|i had|i'm having|i am having|i've been having|i feel|i'm feeling|i get|"
                       r"i keep|i'm|i am|my|experiencing|suffering)\b")
@@ -343,6 +368,7 @@ _KO_NO_SYMPTOM = re.compile(
     r"없(?:어|고|습니다|음|다|는데)|안\s?(?:나|아파|아프|해|하)|아니|"
     r"나았|멈췄|사라졌|괜찮아졌|내렸|떨어졌"
 )
+_EN_SYMPTOM_GONE = re.compile(r"\s*(?:is|has|have)\s+(?:gone|stopped|cleared|better)|\s*went away|\s*(?:is\s+)?gone")
 _EN_NO_SYMPTOM = re.compile(r"\b(?:no|don't have|do not have|no longer|not|gone|went away|stopped|without)\b")
 
 
@@ -355,16 +381,17 @@ _VALUE = (
     r"(?:[일이삼사오육칠팔구]?[천백십])+(?:[일삼사오육칠팔구]|이(?!에요|예요|요|고|야|라|며|지|니))?)"
 )
 _GAP = r"(?!\s?약)[^\d\n.?!;,]{0,14}?"
-_NOT_DOSE = r"(?!\s?(?:mg(?!\s?/\s?dl)|밀리그램|g\b|정|알|번|회|세|살|시간|일|주|개월|년|명|시|분|mcg))"
+_NOT_DOSE = r"(?!\s?(?:mg(?!\s?/\s?dl)|밀리그램|g\b|정(?!도)|알|번|회|세|살|시간|일|주|개월|년|명|시|분|mcg))"
 _UNITS = {
-    "mg/dl": "mg/dL", "mmol/l": "mmol/L", "%": "%", "퍼센트": "%", "프로": "%", "mmhg": "mmHg", "bpm": "bpm",
+    "mg/dl": "mg/dL", "mmol/l": "mmol/L", "%": "%", "퍼센트": "%", "프로": "%", "percent": "%", "mmhg": "mmHg",
+    "bpm": "bpm",
     "회": "bpm", "도": "°C", "℃": "°C", "°c": "°C", "°f": "°F", "kg": "kg", "킬로": "kg", "키로": "kg",
     "lb": "lb", "lbs": "lb", "pounds": "lb", "cm": "cm", "센티": "cm", "u/l": "U/L", "iu/l": "U/L",
     "g/dl": "g/dL", "miu/l": "mIU/L", "ml/min": "mL/min/1.73m²", "ml/min/1.73m2": "mL/min/1.73m²",
 }
 _UNIT_RE = (
     r"\s?(mg\s?/\s?dl|mmol\s?/\s?l|ml/min(?:/1\.73m2)?|miu/l|iu/l|u/l|g/dl|mmhg|bpm|%|"
-    r"퍼센트|프로|℃|°c|°f|도|kg|킬로|키로|lbs?|pounds|cm|센티|회)?"
+    r"퍼센트|percent|프로|℃|°c|°f|도|kg|킬로|키로|lbs?|pounds|cm|센티|회)?"
 )
 
 
@@ -404,15 +431,20 @@ _MEASURES = (
              "bpm", 20, 250),
     _Measure("vitals", "temperature", r"체온|\bbody\s+temperature\b|\btemperature\b|\btemp\b|열이|fever\s+of",
              "°C", 30, 110),
-    _Measure("vitals", "weight", r"몸무게|체중|\bweight\b|\bweigh(?:s)?\b", "kg", 1, 400),
+    _Measure("vitals", "weight", r"몸무게|체중|\bweight\b|\bweigh(?:s|ing)?\b", "kg", 1, 400),
     _Measure("vitals", "height", r"(?<![가-힣])키(?:가|는)?|\bheight\b", "cm", 40, 250),
     _Measure("vitals", "oxygen_saturation", r"산소\s?포화도|\bspox\b|oxygen\s+saturation|\bo2\s+sat\b|\bsat\b",
              "%", 50, 100),
     _Measure("vitals", "bmi", r"\bbmi\b|체질량\s?지수", "kg/m²", 10, 80),
 )
-_MEASURE_RE = [(m, re.compile(rf"(?:{m.keywords}){_GAP}{_VALUE}{_UNIT_RE}{_NOT_DOSE}")) for m in _MEASURES]
+# An ASCII word boundary: "LDL이 160" has no \\b between "l" and "이" (both are word characters).
+_B = r"(?:(?<![a-z0-9])(?=[a-z0-9])|(?<=[a-z0-9])(?![a-z0-9]))"
+_MEASURE_RE = [
+    (m, re.compile(rf"(?:{m.keywords.replace(chr(92) + 'b', _B)}){_GAP}{_VALUE}(?![\d.]){_UNIT_RE}{_NOT_DOSE}"))
+    for m in _MEASURES
+]
 _BP = re.compile(
-    r"(?:혈압|blood\s+pressure|\bbp\b)(?!\s?약)[^\d\n.?!;]{0,14}?(\d{2,3})\s?(?:/|over|에|-|에서)\s?(\d{2,3})\s?(mmhg)?"
+    r"(?:혈압|blood\s+pressure|(?<![a-z])bp(?![a-z]))(?!\s?약)[^\d\n.?!;]{0,14}?(\d{2,3})\s?(?:/|over|에|-|에서)\s?(\d{2,3})\s?(mmhg)?"
 )
 # Same length as the text, so spans stay valid: digits inside names would read as values.
 _DIGIT_NAMES = re.compile(r"hba1c|a1c|spo2")
@@ -529,7 +561,7 @@ def extract_slots(text: str) -> SlotUpdate:
             if _negated_take(clause, english):
                 removals.extend(("medications", d.canonical) for d in drugs)
             else:
-                doses = parse_doses(clause)
+                doses = _doses(clause)
                 takes = bool((_EN_TAKE if english else _KO_TAKE).search(clause if english else compact))
                 if (takes or doses) and not not_mine:
                     took = True
@@ -550,17 +582,23 @@ def extract_slots(text: str) -> SlotUpdate:
         for name, noun, predicate in _SYMPTOM_RE:
             stated = predicate.search(clause)
             named = noun.search(clause)
-            if not (stated or named):
+            found = named or stated
+            if found is None:
                 continue
-            if (_EN_NO_SYMPTOM if english else _KO_NO_SYMPTOM).search(clause):
+            if english:
+                before = clause[max(0, found.start() - 25):found.start()]
+                negated = bool(_EN_NO_SYMPTOM.search(before) or _EN_SYMPTOM_GONE.search(clause, found.end()))
+            else:
+                negated = bool(_KO_NO_SYMPTOM.search(clause))
+            if negated:
                 removals.append(("symptoms", name))
                 continue
             if english:
-                if named and _EN_FEEL.search(clause) and not _EN_NOT_MINE.search(clause):
+                if (stated or (named and _EN_FEEL.search(clause))) and not _EN_NOT_MINE.search(clause):
                     symptoms.append(name)
             elif _RELATIVES.search(clause):
                 continue  # "아들이 열이 나요": someone else's symptom
-            elif stated and not re.search(r"면|으면|원인|이유|뭐|무엇|왜", compact):
+            elif stated and not re.search(r"면|때|경우|원인|이유|뭐|무엇|왜", compact):
                 symptoms.append(name)  # "머리가 아파요": the predicate states it
             elif named and _KO_FEEL.search(compact) and not not_mine:
                 symptoms.append(name)  # "기침이 심해요": the noun with a cue
@@ -584,6 +622,27 @@ def _unique_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
 # Profile
 
 
+def as_profile(value: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A profile in this module's shape from either that shape or the flat slot dicts of the shared
+    trap file (``{"age": 52, "conditions": ["chronic kidney disease"], "pregnant": true}``)."""
+    if not value:
+        return empty_profile()
+    flat = ("age", "sex", "age_group", "pregnant", "breastfeeding")
+    if not any(key in value for key in flat):
+        return merge_profile(value, SlotUpdate())
+    profile = empty_profile()
+    for key in ("age", "sex", "age_group", "pregnant", "breastfeeding"):
+        if value.get(key) is not None:
+            profile["demographics"][key] = value[key]
+    if "age" in profile["demographics"] and "age_group" not in profile["demographics"]:
+        profile["demographics"]["age_group"] = age_group(float(profile["demographics"]["age"]))
+    for key in ("conditions", "symptoms"):
+        profile[key] = [str(v) for v in value.get(key) or []]
+    profile["medications"] = [m if isinstance(m, Mapping) else {"name": str(m), "dose": None, "frequency": None}
+                              for m in value.get("medications") or []]
+    return profile
+
+
 def empty_profile() -> dict[str, Any]:
     """A profile with the six slots and nothing in them."""
     return {"demographics": {}, "conditions": [], "symptoms": [], "medications": [], "vitals": {}, "labs": {}}
@@ -594,41 +653,79 @@ def _covers(general: str, specific: str) -> bool:
     return specific == general or specific.endswith(" " + general)
 
 
+_SEX_WORDS = {"male": "male", "m": "male", "man": "male", "남": "male", "남성": "male", "남자": "male",
+              "female": "female", "f": "female", "woman": "female", "여": "female", "여성": "female", "여자": "female"}
+
+
+def _drug_name(name: Any) -> str:
+    text = str(name or "").strip()
+    return canonical_drug(text) or text.lower()
+
+
+def _condition_name(name: Any) -> str:
+    text = str(name or "").strip()
+    return canonical_condition(text) or text.lower()
+
+
+def _demographics_of(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Demographics with canonical values: "gender": "남성" (a model's wording) -> "sex": "male"."""
+    out = {k: copy.deepcopy(v) for k, v in values.items() if v is not None and k != "gender"}
+    sex = values.get("sex") or values.get("gender")
+    if sex is not None:
+        out["sex"] = _SEX_WORDS.get(str(sex).strip().lower(), str(sex))
+    if isinstance(out.get("age"), str) and out["age"].strip().isdigit():
+        out["age"] = int(out["age"].strip())
+    return out
+
+
 def merge_profile(profile: Mapping[str, Any] | None, update: SlotUpdate) -> dict[str, Any]:
     """``profile`` with ``update`` applied field by field: newer values win, lists gain new items,
     a medication keeps its known dose or frequency when the update does not say them, a specific
     condition replaces its general form ("type 2 diabetes" replaces "diabetes"), and removals
-    remove (removing "diabetes" also removes "type 2 diabetes"). ``profile`` is not mutated."""
+    remove (removing "diabetes" also removes "type 2 diabetes"). ``profile`` is not mutated.
+
+    Updates that did not come from :func:`extract_slots` (a model's JSON) are made canonical on the
+    way in: drug and condition names through the lexicon ("Metformin", "메트포르민" -> "metformin";
+    "당뇨병" -> "diabetes"), "gender"/"남성" -> "sex": "male"; medications without a name are skipped."""
     out = empty_profile()
     for name in SLOTS:
         value = (profile or {}).get(name)
-        if value:
+        if value and isinstance(value, type(out[name])):
             out[name] = copy.deepcopy(value)
-    out["demographics"].update(copy.deepcopy(update.demographics))
-    if "age" in update.demographics and "age_group" not in update.demographics:
-        out["demographics"]["age_group"] = age_group(update.demographics["age"])
-    for cond in update.conditions:
+    demographics = _demographics_of(update.demographics or {})
+    out["demographics"].update(demographics)
+    if isinstance(demographics.get("age"), (int, float)) and "age_group" not in demographics:
+        out["demographics"]["age_group"] = age_group(demographics["age"])
+    for cond in (_condition_name(c) for c in update.conditions or []):
+        if not cond:
+            continue
         out["conditions"] = [c for c in out["conditions"] if not (c != cond and _covers(c, cond))]
         if cond not in out["conditions"] and not any(_covers(cond, c) for c in out["conditions"]):
             out["conditions"].append(cond)
-    for symptom in update.symptoms:
-        if symptom not in out["symptoms"]:
+    for symptom in (str(s).strip().lower() for s in update.symptoms or []):
+        if symptom and symptom not in out["symptoms"]:
             out["symptoms"].append(symptom)
     meds = {m["name"]: dict(m) for m in out["medications"] if isinstance(m, Mapping) and m.get("name")}
-    for med in update.medications:
-        old = meds.get(med["name"], {})
-        meds[med["name"]] = {"name": med["name"], "dose": med.get("dose") or old.get("dose"),
-                             "frequency": med.get("frequency") or old.get("frequency")}
+    for med in update.medications or []:
+        entry = med if isinstance(med, Mapping) else {"name": med}
+        name = _drug_name(entry.get("name"))
+        if not name:
+            continue
+        old = meds.get(name, {})
+        meds[name] = {"name": name, "dose": entry.get("dose") or old.get("dose"),
+                      "frequency": entry.get("frequency") or old.get("frequency")}
     out["medications"] = list(meds.values())
-    out["vitals"].update(update.vitals)
-    out["labs"].update(update.labs)
-    for slot, value in update.removals:
+    out["vitals"].update(update.vitals or {})
+    out["labs"].update(update.labs or {})
+    for slot, value in update.removals or []:
         if slot == "conditions":
-            out["conditions"] = [c for c in out["conditions"] if not _covers(value, c)]
-        elif slot in ("symptoms",):
-            out["symptoms"] = [s for s in out["symptoms"] if s != value]
+            gone = _condition_name(value)
+            out["conditions"] = [c for c in out["conditions"] if not _covers(gone, c)]
+        elif slot == "symptoms":
+            out["symptoms"] = [s for s in out["symptoms"] if s != str(value).strip().lower()]
         elif slot == "medications":
-            out["medications"] = [m for m in out["medications"] if m.get("name") != value]
+            gone = _drug_name(value)
+            out["medications"] = [m for m in out["medications"] if m.get("name") != gone]
         elif slot in ("vitals", "labs", "demographics"):
             out[slot].pop(value, None)
     return out
@@ -649,6 +746,7 @@ _SYMPTOMS_KO = {"chest pain": "흉통", "headache": "두통", "fever": "발열",
                 "rash": "발진", "itching": "가려움",
                 "swelling": "부종", "numbness": "저림", "blurred vision": "시야 흐림", "frequent urination": "빈뇨",
                 "excessive thirst": "갈증", "weight loss": "체중 감소", "insomnia": "불면", "bleeding": "출혈",
+                "indigestion": "소화불량",
                 "seizure": "경련", "anxiety": "불안", "depressed mood": "우울감"}
 
 
@@ -699,7 +797,7 @@ def profile_summary(profile: Mapping[str, Any] | None) -> str:
 # The cache signature
 
 _FIRST_PERSON = re.compile(
-    r"(?<![가-힣])(?:제가|저는|저도|제|저|내가|나는|내|저희)(?![가-힣])|(?<![가-힣])(?:제|내)\s|"
+    r"(?<![가-힣])(?:제가|저는|저도|제|저|내가|나는|내|저희)(?![가-힣\d])|"
     r"\b(?:i|i'm|i've|my|me|mine)\b"
 )
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9",
@@ -710,16 +808,17 @@ _KO_TYPE = re.compile(
 _KO_STAGE = re.compile(r"(\d)\s?기(?=[은는이가을를의에과와도]|\s|$)|(\d)\s?단계")
 
 
-_EN_QUALIFIER = re.compile(r"\b(?:type|stage|grade|class|phase|step)\s+(?:[ivx]+|[a-d]|\d+[a-c]?)\b")
+# Subtype markers with their spans (the core's ``qualifiers`` gives the values only); an ASCII boundary
+# at both ends, since "type 1의" has no \b between "1" and "의".
+_EN_QUALIFIER = re.compile(r"(?<![a-z0-9])(type|stage|grade|class|phase|step)\s+([ivx]+|[a-d]|\d+[a-c]?)(?![a-z0-9])")
 
 
 def _subtypes(low: str) -> tuple[list[str], list[tuple[int, int]]]:
     out: list[str] = []
     spans: list[tuple[int, int]] = []
-    for marker in qualifiers(low):
-        kind, value = marker.split(" ", 1)
-        out.append(f"{kind} {_ROMAN.get(value, value)}")
-    spans.extend((m.start(), m.end()) for m in _EN_QUALIFIER.finditer(low))
+    for m in _EN_QUALIFIER.finditer(low):
+        out.append(f"{m.group(1)} {_ROMAN.get(m.group(2), m.group(2))}")
+        spans.append((m.start(), m.end()))
     for m in _KO_TYPE.finditer(low):
         out.append(f"type {m.group(1) or m.group(2)}")
         spans.append((m.start(), m.end()))
@@ -729,10 +828,35 @@ def _subtypes(low: str) -> tuple[list[str], list[tuple[int, int]]]:
     return sorted(set(out)), spans
 
 
-def _dose_key(dose: Dose) -> str:
-    if dose.unit == "g":
-        return f"{_fmt(dose.value * 1000)}mg"
-    return dose.key
+_PER_VOLUME = re.compile(r"\s?/\s?(?:dl|l|ml)(?![a-z])")
+_PER_WEIGHT = re.compile(r"\s?/\s?kg(?![a-z])")
+
+
+# Frequencies said without a number: "아침저녁으로" is twice a day, "매일" / "daily" once.
+_IMPLIED_FREQUENCIES = (
+    (re.compile(r"아침\s?점심\s?저녁|삼시\s?세\s?끼|하루\s?세\s?끼|매\s?식후|끼니마다|식후마다|"
+                r"\b(?:with|after) (?:every|each) meal\b"), 3.0),
+    (re.compile(r"아침\s?저녁|아침이랑\s?저녁|\bmorning and (?:evening|night)\b"), 2.0),
+    (re.compile(r"매일|날마다|\bdaily\b|\bevery (?:day|morning|night|evening)\b|\beach day\b"), 1.0),
+)
+
+
+def _doses(text: str) -> list[Dose]:
+    """Doses in ``text`` (folded), without concentrations ("126 mg/dL" is a lab value, not a dose),
+    plus a frequency said without a number when no frequency is said with one."""
+    doses = [d for d in parse_doses(text) if not _PER_VOLUME.match(text, d.end)]
+    if not any(d.kind in ("frequency", "interval") for d in doses):
+        for pattern, times in _IMPLIED_FREQUENCIES:
+            m = pattern.search(text)
+            if m:
+                doses.append(Dose(times, "회", "day", m.start(), m.end()))
+                break
+    return sorted(doses, key=lambda d: d.start)
+
+
+def _dose_key(dose: Dose, low: str) -> str:
+    key = f"{_fmt(dose.value * 1000)}mg" if dose.unit == "g" and dose.per is None else dose.key
+    return key + "/kg" if _PER_WEIGHT.match(low, dose.end) else key
 
 
 def _blank(low: str, spans: Iterable[tuple[int, int]]) -> str:
@@ -747,31 +871,32 @@ def question_signature(text: str, profile: Mapping[str, Any] | None = None) -> d
     """What a cached answer to ``text`` depends on, as short canonical strings (only non-empty
     keys): ``drugs`` (canonical names), ``doses`` ("500mg", "2회/day", "8h"; 1 g == 1000 mg),
     ``measures`` (vitals and labs, unit-normalised), ``quantities`` (any other number with its
-    unit), ``subtype`` ("type 1", "stage 3"), ``conditions`` the question names, ``age_group`` (from
-    the text, else the profile), ``age`` (exact years, only for infants, children and adolescents
-    when a drug or dose is asked about: paediatric doses go by age), ``pregnant`` / ``breastfeeding``
-    (text, else profile).
+    unit), ``subtype`` ("type 1", "stage 3"), ``conditions`` and ``symptoms`` the question names
+    ("두통" == "머리가 아파요" == "headache"), ``age_group`` (from the text, else the profile), ``age``
+    (exact years, only for infants, children and adolescents when a drug or dose is asked about:
+    paediatric doses go by age), ``pregnant`` / ``breastfeeding`` (text, else profile).
 
     Profile conditions join ``conditions`` when the question names a drug or a dose (an answer about
     a drug depends on the user's conditions) or speaks in the first person ("제 혈압 목표치는?",
     "my blood pressure target"); a general question ("제1형 당뇨병은 무엇인가요?") does not depend on
     the profile's conditions. Wording, particles, spacing, question words, Korean or English drug
-    names and Korean number words do not change the signature."""
+    names and Korean number words do not change the signature. ``profile`` may be this module's
+    profile or a flat trap-file profile (``{"age": 9, "conditions": [...]}``, see :func:`as_profile`)."""
     low = fold(text or "")
-    prof = profile or {}
+    prof = as_profile(profile)
     demo = prof.get("demographics") or {}
     sig: dict[str, str] = {}
     terms = find_terms(low)
     drugs = sorted({t.canonical for t in terms if t.kind == "drug"})
     conditions = {t.canonical for t in terms if t.kind == "condition"}
-    doses = parse_doses(low)
+    doses = _doses(low)
     vitals, labs, measure_spans = _measurements(low)
     ages = _ages(low)
     subtypes, subtype_spans = _subtypes(low)
     if drugs:
         sig["drugs"] = ",".join(drugs)
     if doses:
-        sig["doses"] = ",".join(sorted({_dose_key(d) for d in doses}))
+        sig["doses"] = ",".join(sorted({_dose_key(d, low) for d in doses}))
     measures = {**vitals, **labs}
     if measures:
         sig["measures"] = ",".join(f"{k}={v.replace(' ', '')}" for k, v in sorted(measures.items()))
@@ -806,4 +931,7 @@ def question_signature(text: str, profile: Mapping[str, Any] | None = None) -> d
         conditions.update(str(c) for c in prof.get("conditions") or [])
     if conditions:
         sig["conditions"] = ",".join(sorted(conditions))
+    symptoms = sorted({name for name, noun, predicate in _SYMPTOM_RE if noun.search(low) or predicate.search(low)})
+    if symptoms:
+        sig["symptoms"] = ",".join(symptoms)
     return sig

@@ -79,6 +79,12 @@ def _delete(scope: UserScope) -> int:
     return removed
 
 
+def _eval_cli() -> Any:
+    from .eval import eval_command
+
+    return eval_command
+
+
 def _cli() -> Any:
     from .cli import app
 
@@ -100,5 +106,6 @@ SPEC = AgentSpec(
     options_model=RagOptions,
     session_options_model=RagSessionOptions,
     cli=_cli,
+    eval_cli=_eval_cli,
     user_data=UserData(export=_export, delete=_delete),
 )

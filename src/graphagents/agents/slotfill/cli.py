@@ -1,14 +1,15 @@
-"""``graphagents slotfill schema`` and ``graphagents slotfill validate FILE``."""
+"""``graphagents slotfill schema`` and ``graphagents slotfill validate FILE`` (``-`` reads stdin)."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from .scenario import ScenarioError, json_schema, load_scenario
+from .scenario import Scenario, ScenarioError, json_schema, load_scenario, parse_scenario_text
 
 
 def make_cli() -> typer.Typer:
@@ -20,10 +21,11 @@ def make_cli() -> typer.Typer:
         print(json.dumps(json_schema(), ensure_ascii=False, indent=2))
 
     @app.command()
-    def validate(file: Annotated[Path, typer.Argument(help="scenario file (.json, .yaml)")]) -> None:
+    def validate(file: Annotated[str, typer.Argument(help="scenario file (.json, .yaml), or - for stdin")]) -> None:
         """Check a scenario file; on failure print one line with the JSON path and the reason."""
         try:
-            sc = load_scenario(file)
+            sc: Scenario = (parse_scenario_text(sys.stdin.read(), "<stdin>") if file == "-"
+                            else load_scenario(Path(file)))
         except ScenarioError as exc:
             typer.echo(f"invalid: {exc}", err=True)
             raise typer.Exit(1) from None

@@ -338,12 +338,20 @@ def load_scenario(path: str | Path | None = None) -> Scenario:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ScenarioError(f"cannot read scenario {str(p)!r}: {exc}") from None
+    return parse_scenario_text(text, p.name, yaml_ok=p.suffix in {".yaml", ".yml"})
+
+
+def parse_scenario_text(text: str, source: str, *, yaml_ok: bool = True) -> Scenario:
+    """A scenario from JSON text (or YAML, a superset of JSON, when ``yaml_ok``); ``source`` names it
+    in errors (a file name, or ``<stdin>``)."""
     try:
-        data = yaml.safe_load(text) if p.suffix in {".yaml", ".yml"} else json.loads(text)
+        data = yaml.safe_load(text) if yaml_ok else json.loads(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise ScenarioError(f"{p.name}: not valid {'YAML' if p.suffix != '.json' else 'JSON'}: "
+        raise ScenarioError(f"{source}: not valid {'YAML' if yaml_ok else 'JSON'}: "
                             f"{' '.join(str(exc).split())}") from None
-    return parse_scenario(data, p.name)
+    if data is None:
+        raise ScenarioError(f"{source}: empty: no scenario to check")
+    return parse_scenario(data, source)
 
 
 def json_schema() -> dict[str, Any]:

@@ -43,7 +43,7 @@ class TableQASessionOptions(BaseModel):
 
     tables: list[str] = Field(
         default_factory=list,
-        max_length=20,
+        max_length=64,
         description="the user's uploaded tables for this session (tbl_... or name=tbl_..., from POST /api/uploads); "
         "overrides the agent's tables",
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -113,7 +114,8 @@ def _cell(text: str) -> str:
 
 
 EVAL_USER = "tableqa-eval"
-"""The user the eval's tables are uploaded for (its records are removed after each question)."""
+"""The user the eval's tables are uploaded for (one per run: ``tableqa-eval-<random>``; its records
+are removed after each question)."""
 
 
 def run_eval(
@@ -136,22 +138,23 @@ def run_eval(
     model = _model(llm, items, golds)
     agent = Agent(SPEC, llm=model, checkpoint_url="memory", **(options or {}))
     uploads = Uploads(database_for(agent.settings.resolved_database_url), store)
+    user = f"{EVAL_USER}-{uuid.uuid4().hex[:12]}"  # concurrent runs never remove each other's records
     results = []
     for item in items:
         started = time.perf_counter()
         added: list[str] = []
         try:  # each item's tables as uploads of the eval's own user, removed after the question
             tables = item.load_tables()
-            added = [uploads.add_frame(EVAL_USER, table.name, table.frame).id for table in tables]
+            added = [uploads.add_frame(user, table.name, table.frame).id for table in tables]
             sources = [f"{t.name}={i}" for t, i in zip(tables, added, strict=True)]
-            reply = agent.session(None, user_id=EVAL_USER, tables=sources).send(item.question)
+            reply = agent.session(None, user_id=user, tables=sources).send(item.question)
             errors = [e.to_dict().get("message", "") for e in reply.events if e.type == "error"]
             state, error = reply.state, "; ".join(errors)
         except Exception as exc:  # one broken item is a reported failure, not the end of the run
             state, error = {"status": "error", "answer": [], "steps": []}, f"{type(exc).__name__}: {exc}"
         finally:
             for table_id in dict.fromkeys(added):
-                uploads.forget(EVAL_USER, table_id)
+                uploads.forget(user, table_id)
         result = _score(item, state, golds.get(item.id), error, time.perf_counter() - started)
         results.append(result)
         if on_result:

@@ -25,7 +25,7 @@ def build_graph(actx: AgentContext, ctx: BuildContext, brain: Brain | None = Non
     if ctx.llm is None and brain is None:
         from .offline import OfflineBrain
 
-        brain = OfflineBrain()
+        brain = OfflineBrain(embedder=lambda: ctx.embedder)
     nodes = Nodes(actx, ctx.llm, brain)
     loop = ToolLoop(
         tools=nodes.registry(),

@@ -19,7 +19,7 @@ from graphagents.settings import Settings
 
 from .db import Database, DatabaseError, QueryError, open_database
 from .guard import SQLGuard, normalise_sql
-from .query_cache import QueryCache
+from .query_cache import QueryCache, cache_scope
 
 DEFAULTS: dict[str, Any] = {
     "max_calls": 8,
@@ -119,6 +119,10 @@ class AgentContext:
     @property
     def dialect(self) -> str:
         return self.db.dialect
+
+    def cache_scope(self, user_id: str) -> str:
+        """Whose cached results a turn may see: the user's own, read from this database."""
+        return cache_scope(user_id, self.db.url)
 
     def sql_key(self, sql: str) -> str:
         return normalise_sql(sql, self.db.dialect) if sql.strip() else ""

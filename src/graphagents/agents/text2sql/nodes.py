@@ -18,6 +18,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from graphagents.events import DecisionEvent, emit
 from graphagents.llm.xml_protocol import ReactStep, escape_xml
+from graphagents.registry import ANONYMOUS
 from graphagents.toolloop import ActResult, Rewrite, ToolLoop, XmlTurnProtocol
 
 from . import prompts
@@ -74,9 +75,10 @@ class Nodes:
         opts = self.agent.options
         update = fresh_turn(question, max_calls=opts["max_calls"], min_exploration=opts["min_exploration"])
         cache = self.agent.query_cache
-        hit = cache.get(self.agent.fingerprint, question) if cache is not None else None
+        scope = self.agent.cache_scope(state.get("user_id") or ANONYMOUS)
+        hit = cache.get(self.agent.fingerprint, question, scope=scope) if cache is not None else None
         if hit and hit.get("sql") and isinstance(hit.get("table"), dict):
-            emit(DecisionEvent("query_cache", "hit", "this question was answered before for the same schema",
+            emit(DecisionEvent("query_cache", "hit", "you asked this before, for the same schema and database",
                                {"sql": hit["sql"]}))
             answer = str(hit.get("answer") or "")
             update.update(status="cache", sql=hit["sql"], table=hit["table"], answer=answer,
@@ -125,7 +127,8 @@ class Nodes:
             return {"reply": state.get("reply", "")}
         if status == "submitted":
             table = state.get("table") or {"columns": [], "rows": []}
-            self._remember(state["question"], str(state.get("sql") or ""), table, state.get("answer", ""))
+            self._remember(state["question"], str(state.get("sql") or ""), table, state.get("answer", ""),
+                           user_id=state.get("user_id") or ANONYMOUS)
             return {"reply": _reply_for_rows(state.get("answer", ""), table, state["question"])}
         react = ReactSessionState.from_dict(state.get("react"))
         if status == "answered":
@@ -138,12 +141,13 @@ class Nodes:
             reply = "모델 응답을 해석하지 못해 이번 질문을 마치지 못했어요. 다시 시도해 주세요."
         return {"reply": reply}
 
-    def _remember(self, question: str, sql: str, table: dict[str, Any], answer: str) -> None:
-        """Fill the query cache and the similar-query memory; neither may fail the turn."""
+    def _remember(self, question: str, sql: str, table: dict[str, Any], answer: str, *, user_id: str) -> None:
+        """Fill the query cache (scoped to the user) and the similar-query memory; neither may fail the turn."""
         cache = self.agent.query_cache
         if cache is not None and not table.get("truncated"):
             try:
-                cache.put(self.agent.fingerprint, question, {"sql": sql, "table": table, "answer": answer})
+                cache.put(self.agent.fingerprint, question, {"sql": sql, "table": table, "answer": answer},
+                          scope=self.agent.cache_scope(user_id))
             except Exception as exc:
                 log.warning("text2sql query cache put failed: %s", exc)
         try:

@@ -1,9 +1,11 @@
 """Exact-question result cache (note 7.1): LRU + TTL, in process or in Redis.
 
-Keys combine the schema fingerprint with a normalised question, so a schema change never serves a
-result computed against the old tables, and trivial rewrites ("매출은?" / "매출 ") hit the same
-entry. Normalisation never touches digits or names: "2023년 매출" and "2024년 매출" must stay two
-entries (a semantic cache that merged them would answer the wrong year).
+Keys combine the schema fingerprint, a scope (the user and the database the result was read from)
+and a normalised question, so a schema change never serves a result computed against the old tables,
+one user's result is never served to another (whose rights on the data may differ: row-level
+security, another role, another tenant's database with the same schema), and trivial rewrites
+("매출은?" / "매출 ") hit the same entry. Normalisation never touches digits or names: "2023년 매출"
+and "2024년 매출" must stay two entries (a semantic cache that merged them would answer the wrong year).
 """
 
 from __future__ import annotations
@@ -22,8 +24,13 @@ _LEADING_PUNCT = re.compile(r"^[\s\"'`(\[]+")
 _ENDINGS = ("인가요", "일까요", "나요", "까요", "요")
 
 
+def cache_scope(user_id: str, database: str = "") -> str:
+    """The scope of a cached result: who asked, against which database (hashed: keys never show either)."""
+    return hashlib.sha256(f"{user_id}\x00{database}".encode()).hexdigest()[:24]
+
+
 class QueryCache:
-    """Results of answered questions, keyed by ``<fingerprint>:<sha256(normalised question)>``."""
+    """Results of answered questions, keyed by ``<fingerprint>:<scope>:<sha256(normalised question)>``."""
 
     def __init__(self, cache: Cache) -> None:
         self._cache = cache
@@ -45,21 +52,22 @@ class QueryCache:
         return _TRAILING_PUNCT.sub("", text)
 
     @classmethod
-    def key(cls, fingerprint: str, question: str) -> str:
+    def key(cls, fingerprint: str, question: str, scope: str) -> str:
         digest = hashlib.sha256(cls.normalise(question).encode("utf-8")).hexdigest()[:32]
-        return f"{fingerprint}:{digest}"
+        return f"{fingerprint}:{scope}:{digest}"
 
-    def get(self, fingerprint: str, question: str) -> dict[str, Any] | None:
-        value = self._cache.get(self.key(fingerprint, question))
+    def get(self, fingerprint: str, question: str, *, scope: str) -> dict[str, Any] | None:
+        """The result stored for this question under this scope (see :func:`cache_scope`), if any."""
+        value = self._cache.get(self.key(fingerprint, question, scope))
         return value if isinstance(value, dict) else None
 
-    def put(self, fingerprint: str, question: str, result: dict[str, Any]) -> None:
+    def put(self, fingerprint: str, question: str, result: dict[str, Any], *, scope: str) -> None:
         """Store a JSON-able result; an empty question is not cached (it would match any blank input)."""
         if self.normalise(question):
-            self._cache.set(self.key(fingerprint, question), result)
+            self._cache.set(self.key(fingerprint, question, scope), result)
 
-    def invalidate(self, fingerprint: str, question: str) -> None:
-        self._cache.delete(self.key(fingerprint, question))
+    def invalidate(self, fingerprint: str, question: str, *, scope: str) -> None:
+        self._cache.delete(self.key(fingerprint, question, scope))
 
 
-__all__ = ["QueryCache"]
+__all__ = ["QueryCache", "cache_scope"]

@@ -67,12 +67,14 @@ def artifacts(values: Mapping[str, Any]) -> list[Artifact]:
         out.append(SqlArtifact(sql=sql))
     table = values.get("table")
     if isinstance(table, Mapping) and table.get("columns"):
-        out.append(TableArtifact(columns=list(table["columns"]), rows=list(table.get("rows") or [])))
+        total = table.get("total_rows")
+        out.append(TableArtifact(columns=list(table["columns"]), rows=list(table.get("rows") or []),
+                                 total_rows=total if isinstance(total, int) else None))
     return out
 
 
 def make_input(text: str, session: SessionContext) -> dict[str, Any]:
-    return {"user_input": text, "session_options": dict(session.options)}
+    return {"user_input": text, "user_id": session.user_id, "session_options": dict(session.options)}
 
 
 def public_state(values: Mapping[str, Any]) -> dict[str, Any]:

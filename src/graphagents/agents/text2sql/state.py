@@ -56,6 +56,7 @@ class ReactSessionState(Budget):
 
 class Text2SqlState(TypedDict, total=False):
     user_input: str
+    user_id: str  # who asks: the query cache is scoped to them
     session_options: dict[str, Any]
     question: str
     react: dict[str, Any]

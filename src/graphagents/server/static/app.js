@@ -170,12 +170,16 @@
     const takesTables = agent && ((agent.session_options || {}).properties || {}).tables;
     if (!takesTables) { ui.upload.hidden = true; return; }
     if (uploads.available === null) {
+      // the uploads route may not be on this server: ask the schema rather than provoke a 404
       try {
-        uploads.list = await (await api("/api/uploads")).json();
-        if (!Array.isArray(uploads.list)) uploads.list = uploads.list.uploads || [];
-        uploads.available = true;
-      } catch (err) {
-        uploads.available = !(err.status === 404 || err.status === 405);
+        const schema = await (await api("/openapi.json")).json();
+        uploads.available = Boolean(schema.paths && schema.paths["/api/uploads"]);
+        if (uploads.available) {
+          const listed = await (await api("/api/uploads")).json();
+          uploads.list = Array.isArray(listed) ? listed : listed.uploads || [];
+        }
+      } catch (_) {
+        uploads.available = false;
         uploads.list = [];
       }
     }
@@ -337,8 +341,8 @@
       ui.messages.prepend(el("div", "msg notice", n ? `이전 대화 ${n}개 메시지를 불러왔어요.` : "이어서 대화할 수 있어요."));
       scrollToEnd();
     } catch (err) {
-      addError(err.status === 404 ? "이 대화를 찾을 수 없어요 (삭제되었거나 다른 사용자의 대화예요). 새 대화를 시작했어요." : String(err.message || err));
       await newSession();
+      addError(err.status === 404 ? "이 대화를 찾을 수 없어요 (삭제되었거나 다른 사용자의 대화예요). 새 대화를 시작했어요." : String(err.message || err));
     }
   }
 

@@ -8,7 +8,10 @@ cannot account for could change the meaning, when a step finds no rows, or when 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..actions import Action
 from ..config import AgentContext
@@ -27,15 +30,19 @@ class OfflineChoice:
 
 
 class OfflineBrain:
-    def __init__(self) -> None:
+    """``embedder`` (a factory, called on the first Korean question) links Korean nouns to tables,
+    columns and cells across languages; without one, Korean questions with unlinked nouns decline."""
+
+    def __init__(self, embedder: Callable[[], Any] | None = None) -> None:
         self._plans: dict[tuple[str, tuple[str, ...]], Plan | Decline] = {}
+        self._embedder = embedder
 
     def next_step(self, question: str, state: TableQAState, actx: AgentContext) -> OfflineChoice:
         original = state.get("original_tables", [])
         key = (question, tuple(t["id"] for t in original))
         if key not in self._plans:
             frames = [actx.store.get(t["id"]) for t in original]
-            self._plans[key] = plan_question(question, [t["name"] for t in original], frames)
+            self._plans[key] = self._plan(question, [t["name"] for t in original], frames)
         plan = self._plans[key]
         if isinstance(plan, Decline):
             return OfflineChoice(None, decline=plan.reason)
@@ -52,11 +59,26 @@ class OfflineBrain:
             return OfflineChoice(Action(kind, planned.instruction, planned.thought), planned.code)
         return self._finish(plan, state, actx)
 
+    def _plan(self, question: str, names: list[str], frames: list[Any]) -> Plan | Decline:
+        if not re.search(r"[가-힣]", question):
+            return plan_question(question, names, frames)
+        from .korean import restate
+
+        english = restate(question, names, frames, self._embedder)
+        if isinstance(english, tuple):
+            return Decline(english[0])
+        plan = plan_question(english, names, frames, restated=True)
+        if isinstance(plan, Decline):
+            return Decline(f"모델 없이는 답하지 않습니다: {plan.reason} (restated: {english!r})")
+        return plan
+
     def _finish(self, plan: Plan, state: TableQAState, actx: AgentContext) -> OfflineChoice:
         intermediate = state.get("intermediate_tables", [])
         if not intermediate:
             return OfflineChoice(None, decline="The plan produced no table to answer from.")
         frame = actx.store.get(intermediate[-1]["id"]).drop_duplicates()
+        if plan.table_answer and not frame.empty:
+            return OfflineChoice(Action("Finish", "df", "The working table holds the answer, one row per group."))
         if frame.empty:
             return OfflineChoice(None, decline="No rows of the table match the question, so I do not guess.")
         if len(frame) > 1 and not plan.many:

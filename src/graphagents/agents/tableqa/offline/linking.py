@@ -9,6 +9,7 @@ did not understand.
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -87,12 +88,59 @@ def link_values(question_tokens: Sequence[str], frames: Sequence[pd.DataFrame]) 
                     continue
                 for start in _find(question_tokens, cell):
                     found.append(ValueLink(t, str(column), value, start, start + len(cell)))
+    found += _loose_links(question_tokens, frames, found)
     longest: list[ValueLink] = []
     for link in sorted(found, key=lambda v: -(v.end - v.start)):
         if not any(link.start >= o.start and link.end <= o.end and (o.end - o.start) > (link.end - link.start)
                    for o in longest):
             longest.append(link)
     return sorted(longest, key=lambda v: v.start)
+
+
+FUZZY_MIN = 0.88  # difflib ratio of a question phrase and a cell's core text (spelling variants)
+
+
+def cell_core(value: object) -> list[str]:
+    """A cell's name part: its first line without bracketed notes ("South Korea\xa0(KOR)" -> south korea)."""
+    text = str(value).split("\n")[0]
+    return tokens(re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", text))
+
+
+def _loose_links(question_tokens: Sequence[str], frames: Sequence[pd.DataFrame],
+                 exact: Sequence[ValueLink]) -> list[ValueLink]:
+    """Cells named by their core text ("south korea" -> "South Korea (KOR)") or a close spelling
+    (difflib ratio >= FUZZY_MIN on the same number of words). A phrase that fits two different cells
+    links to neither: the filter would be a guess."""
+    taken = {i for link in exact for i in link.span}
+    by_span: dict[tuple[int, int], list[tuple[int, str, object]]] = {}
+    for t, frame in enumerate(frames):
+        for column in frame.columns:
+            series = frame[column].dropna()
+            if pd.api.types.is_numeric_dtype(series):
+                continue
+            for value in series.unique()[:_MAX_DISTINCT]:
+                core = cell_core(value)
+                if not core or (len(core) == 1 and (core[0] in STOP or len(core[0]) < 3)):
+                    continue
+                n = len(core)
+                joined = " ".join(core)
+                for start in range(len(question_tokens) - n + 1):
+                    window = list(question_tokens[start : start + n])
+                    if window == core:
+                        if core == tokens(value):
+                            continue  # the exact pass has it
+                    elif len(joined) < 6 or window[0][:1] != core[0][:1] or difflib.SequenceMatcher(
+                            None, " ".join(window), joined).ratio() < FUZZY_MIN:
+                        continue
+                    if taken & set(range(start, start + n)):
+                        continue
+                    by_span.setdefault((start, start + n), []).append((t, str(column), value))
+    out = []
+    for (start, end), cells in by_span.items():
+        if len({str(v) for _, _, v in cells}) == 1:
+            t, column, value = cells[0]
+            out.append(ValueLink(t, column, value, start, end))
+    return out
 
 
 def _find(haystack: Sequence[str], needle: Sequence[str]) -> list[int]:

@@ -57,6 +57,7 @@ class Plan:
     steps: tuple[Planned, ...]
     many: bool = False  # the answer may be several values
     source: tuple[str, ...] = field(default=())
+    table_answer: bool = False  # the answer is the last table itself (Finish[df]): one row per group
 
 
 @dataclass(frozen=True)
@@ -91,15 +92,18 @@ class _Context:
         return [w for i, w in enumerate(self.toks) if i not in self.covered and w not in STOP and w not in _OP_WORDS]
 
 
-def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataFrame]) -> Plan | Decline:
+def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataFrame], *,
+                  restated: bool = False) -> Plan | Decline:
+    """The plan for ``question``; ``restated`` = a Korean question already put in these patterns'
+    English by :mod:`.korean` (its table names and cells may still be Korean)."""
     if not question.strip():
         return Decline("질문이 비어 있습니다 (empty question).")
-    if re.search(r"[가-힣]", question):
-        return Decline("모델 없이 한국어 질문은 아직 풀지 못합니다 (offline: Korean questions need a model).")
+    if re.search(r"[가-힣]", question) and not restated:  # Korean is restated first (.korean)
+        return Decline("모델 없이는 이 한국어 질문을 답하지 않습니다 (offline: this Korean question needs a model).")
     if len(question.split()) > MAX_WORDS:
         return Decline("The question is too long for the offline planner; it needs a model.")
     ctx = _Context(question, names, frames)
-    for rule in (_choice, _difference, _count, _aggregate, _superlative, _lookup):
+    for rule in (_group_by, _choice, _difference, _count, _aggregate, _superlative, _lookup):
         result = rule(ctx)
         if result is None:
             continue
@@ -241,6 +245,8 @@ def _count(ctx: _Context) -> Plan | Decline | None:
     head = tokens(m.group(1))[0] if m else ""
     if any(head in tokens(c.column) for c in numeric_target):
         return None  # "how many laps did X run": a lookup of a number, not a count of rows
+    if ctx.has("number of") and not ctx.has("how many") and numeric_target:
+        return None  # "what number of gold medals did X win": the Gold number, not a count of rows
     entity = {w for t, frame in enumerate(ctx.frames) for w in [*tokens(ctx.names[t]),
               *(x for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c]) for x in tokens(c))]}
     if head in entity:  # "how many nations": the rows being counted
@@ -268,6 +274,59 @@ def _count(ctx: _Context) -> Plan | Decline | None:
                          "Find the rows the question counts."))
     steps.append(Planned("Operate", "count the rows of df", "new_table = len(df)", "Count them."))
     return Plan(tuple(steps))
+
+
+_GROUP = re.compile(r"\b(?:in|for|by|per|of|from) each ((?:\w+ ){0,2}?\w+?)(?: (?:who|that|which|with|and|in|of)\b.*)?$"
+                    r"|\bby ((?:\w+ )?\w+)$")
+
+
+def _group_by(ctx: _Context) -> Plan | Decline | None:
+    """"how many rivers are in each country", "average length of rivers in each country", "total
+    population by country": one row per group, counted / summed / averaged, from one table that
+    holds both the group column and what is counted or measured."""
+    m = _GROUP.search(ctx.text)
+    if m is None:
+        return None
+    phrase = tokens(m.group(1) or m.group(2))
+    func = ("size" if ctx.has("how many|number of|count") else "sum" if ctx.has("total|sum") else
+            "mean" if ctx.has("average|mean") else None)
+    if func is None:
+        return Decline("I can count, sum or average per group without a model, not this.")
+    groups = [(t, str(c)) for t, frame in enumerate(ctx.frames) for c in frame.columns
+              if tokens(c) == phrase or (len(phrase) == 1 and tokens(c) in ([phrase[0], "name"], [phrase[0], "code"]))]
+    if not groups:
+        return Decline(f"I found no column for 'each {' '.join(phrase)}' without a model.")
+    start = len(ctx.text[: m.start(1) if m.group(1) else m.start(2)].split())
+    ctx.covered.update(range(start - 2, start + len(phrase)))  # "in each country" / "by country"
+    head_m = re.search(r"\b(?:how many|number of) (\w+)", ctx.text)
+    if func == "size":
+        head = tokens(head_m.group(1))[0] if head_m else ""
+        tables = [t for t in range(len(ctx.frames)) if head and head in tokens(ctx.names[t])]
+        candidates = [(t, c) for t, c in groups if t in tables]
+        if len(candidates) != 1 or ctx.values:
+            return Decline("I cannot tell which rows to count per group without a model.")
+        t, column = candidates[0]
+        ctx.covered.update(i for i, w in enumerate(ctx.toks) if w == head)
+        code = f"new_table = {_var(t)}.groupby({column!r}, dropna=False).size().reset_index(name='count')"
+        what = f"count the rows of {ctx.names[t]} per {column}"
+    else:
+        measures = [c for c in ctx.columns if c.numeric and c.score == 1.0 and (c.table, c.column) not in groups]
+        if len({(c.table, c.column) for c in measures}) != 1 or ctx.values:
+            return Decline(f"I cannot tell which column to {func} per group without a model.")
+        measure = measures[0]
+        ctx.cover_column(measure)
+        candidates = [(t, c) for t, c in groups if t == measure.table]
+        if len(candidates) != 1:
+            return Decline("The group and the measured column are in different tables; that needs a model.")
+        t, column = candidates[0]
+        for i, w in enumerate(ctx.toks):  # "of rivers", "in cities": the measured table's own name
+            if w in tokens(ctx.names[t]):
+                ctx.covered.add(i)
+        code = (f"new_table = {_var(t)}.groupby({column!r}, dropna=False)[{measure.column!r}]"
+                f".{func}().reset_index()")
+        what = f"{func} of {measure.column} per {column}"
+    step = Planned("Retrieve", what, code, "One row per group.")
+    return Plan((step,), many=True, table_answer=True)
 
 
 def _aggregate(ctx: _Context) -> Plan | Decline | None:
@@ -298,14 +357,16 @@ def _superlative(ctx: _Context) -> Plan | Decline | None:
     largest = ctx.has(_MAX)
     if not largest and not ctx.has(_MIN):
         return None
-    targets = [c for c in ctx.columns if c.numeric]
+    follow = re.search(r"\band what (is|was|are|were) (its|their|his|her) (.+)$", ctx.text)
+    first_part = len(ctx.text[: follow.start()].split()) if follow else len(ctx.toks)
+    # the ranked number is named before "..., and what is its X?" (X is what is read, not ranked)
+    targets = [c for c in ctx.columns if c.numeric and min(c.positions) < first_part]
     if not targets:
         return Decline("I cannot tell which number decides 'most/least' without a model.")
     target = max(targets, key=lambda c: c.score)
     ctx.cover_column(target)
     method = "nlargest" if largest else "nsmallest"
     wants_entity = ctx.has("which|who") or re.search(r"\bwhat (\w+) (has|had|is|was|scored|won)\b", ctx.text)
-    follow = re.search(r"\band what (is|was|are|were) (its|their|his|her) (.+)$", ctx.text)
     extra: list[str] = []
     if follow:
         asked = [c for c in ctx.columns if c.column != target.column and set(c.positions) & set(

@@ -115,6 +115,17 @@ def execute_sql_preview(params: dict[str, str], ctx: ToolContext) -> ToolResult:
     return ToolResult(True, f"{head}\n{body}{extra}", f"preview: {n} rows", {"rows": n}, sql, table)
 
 
+def _count_rows(sql: str, ctx: ToolContext) -> int | None:
+    """The full row count of a result that was cut at ``max_rows``; None when counting fails."""
+    inner = sql.strip().rstrip(";")
+    try:
+        counted = ctx.db.fetch(f"SELECT COUNT(*) FROM ({inner}) AS ga_counted", max_rows=1,
+                               timeout_s=ctx.options["statement_timeout_s"])
+        return int(counted.rows[0][0]) if counted.rows else None
+    except (QueryError, TypeError, ValueError, IndexError):
+        return None
+
+
 def submit_sql(params: dict[str, str], ctx: ToolContext) -> ToolResult:
     sql, _warnings, refused = _guarded(params["sql"], ctx)
     if refused:
@@ -126,6 +137,8 @@ def submit_sql(params: dict[str, str], ctx: ToolContext) -> ToolResult:
         return _db_failure(exc, ctx, sql)
     table = as_table(result.columns, result.rows)
     table["truncated"] = bool(result.truncated)
+    if result.truncated:  # the page and the reply say the true size, not the kept prefix
+        table["total_rows"] = _count_rows(sql, ctx)
     n = len(table["rows"])
     more = f" (first {max_rows} kept)" if result.truncated else ""
     content = f"Submitted. {n} rows{more}.\n{render_rows(table, 5)}"

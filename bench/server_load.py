@@ -1,0 +1,308 @@
+"""Load on the real server: N concurrent SSE sessions of an 8-turn Korean slotfill conversation.
+
+Starts ``graphagents serve`` (1 and 2 worker processes, SQLite and Postgres checkpointers) on
+127.0.0.1 only, drives 20/50/100 concurrent sessions, each one an account-opening conversation
+with its own phone number and transfer limits, and checks every session's final slots against
+what it said. Prints turns/s, p50/p99 turn latency (request sent -> ``final`` event read), errors,
+wrong slots, and leaks (server RSS growth, sessions still locked), with each configuration's
+throughput as a ratio of the first one (1 worker, SQLite) measured in the same run.
+
+    .venv/bin/python bench/server_load.py [--workers 1 2] [--backends sqlite postgres]
+        [--sessions 20 50 100] [--pg postgresql://postgres@127.0.0.1:5432/test]
+    .venv/bin/python bench/server_load.py --profile 200   # cProfile of 200 turns in process
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+PG_DEFAULT = os.environ.get("GRAPHAGENTS_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def conversation(i: int) -> tuple[list[str], dict[str, Any]]:
+    """Session ``i``'s 8 turns and the slots they must leave behind."""
+    phone = f"010-{4000 + i % 5000:04d}-{(i * 7919) % 10000:04d}"
+    per_time, per_day = 1 + i % 5, 1 + i % 3  # 1회 N00만원, 하루 M천만원
+    day_words = {1: "천만원", 2: "2천만원", 3: "3천만원"}[per_day]
+    turns = ["안녕하세요", f"전화번호는 {phone}이에요", "네 맞아요", "네", "네",
+             f"OTP로 하고 1회 {per_time}00만원, 하루 {day_words}", "네", "모두 사용할게요"]
+    slots = {"customer_name": "김민수", "customer_phone": phone, "use_lifelong_account": True,
+             "use_internet_banking": True, "security_medium": "OTP",
+             "transfer_limit_per_time": per_time * 1_000_000, "transfer_limit_per_day": per_day * 10_000_000,
+             "important_transaction_alert": True, "withdrawal_alert": True, "overseas_ip_restriction": True}
+    return turns, slots
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# -- the server ------------------------------------------------------------------------------------------
+
+
+class Server:
+    def __init__(self, workers: int, env: dict[str, str], data_dir: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.workers = workers
+        self.env = {**os.environ, "GRAPHAGENTS_DATA_DIR": str(data_dir), "GRAPHAGENTS_WARM_ON_START": "true",
+                    "GRAPHAGENTS_MAX_SESSION_QUEUE": "8", **env}
+        for var in ("GRAPHAGENTS_LLM", "GRAPHAGENTS_CACHE_URL"):
+            self.env.pop(var, None)
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Server:
+        cmd = [sys.executable, "-m", "graphagents", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+               "--workers", str(self.workers)]
+        self.proc = subprocess.Popen(cmd, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     start_new_session=True)
+        deadline = time.monotonic() + 300
+        ready = 0
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError((self.proc.stderr.read() if self.proc.stderr else b"").decode()[-2000:])
+            try:
+                # every worker must be warm: ask until as many ready answers in a row as workers, twice
+                ready = ready + 1 if httpx.get(f"{self.url}/readyz", timeout=5).status_code == 200 else 0
+                if ready >= 4 * self.workers:
+                    return self
+            except httpx.HTTPError:
+                ready = 0
+            time.sleep(0.1)
+        raise RuntimeError("server not ready in time")
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+
+    def rss_mb(self) -> float:
+        """Resident memory of the server's processes (the supervisor and its workers)."""
+        assert self.proc is not None
+        pids = [self.proc.pid]
+        with contextlib.suppress(OSError):
+            out = subprocess.run(["pgrep", "-g", str(self.proc.pid)], capture_output=True, text=True).stdout
+            pids = [int(p) for p in out.split()]
+        total = 0
+        for pid in pids:
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        return total / 1024
+
+
+# -- the clients -----------------------------------------------------------------------------------------
+
+
+def final_of(body: str) -> dict[str, Any] | None:
+    """The ``final`` event's data (the last frame), or None."""
+    block = body.replace("\r\n", "\n").rstrip().rsplit("\n\n", 1)[-1]
+    if "event: final" not in block:
+        return None
+    data = "\n".join(line[5:].lstrip() for line in block.split("\n") if line.startswith("data:"))
+    return json.loads(data)  # type: ignore[no-any-return]
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.errors: dict[str, int] = {}
+        self.wrong: list[str] = []
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+
+async def one_session(client: httpx.AsyncClient, i: int, tally: Tally) -> None:
+    turns, expected = conversation(i)
+    res = await client.post("/api/agents/slotfill/sessions", json={})
+    if res.status_code != 201:
+        tally.error(f"create {res.status_code}")
+        return
+    sid = res.json()["session_id"]
+    final: dict[str, Any] | None = None
+    for text in turns:
+        for _attempt in range(5):
+            started = time.perf_counter()
+            res = await client.post(f"/api/agents/slotfill/sessions/{sid}/messages", json={"text": text})
+            if res.status_code in (409, 429, 503):  # busy: honour Retry-After, as a client should
+                tally.error(f"retried {res.status_code}")
+                await asyncio.sleep(float(res.headers.get("retry-after", "1")))
+                continue
+            break
+        if res.status_code != 200:
+            tally.error(f"status {res.status_code}")
+            return
+        final = final_of(res.text)
+        tally.latencies.append(time.perf_counter() - started)
+        if final is None:
+            tally.error("no final event")
+            return
+        if "event: error" in res.text:
+            tally.error("error event")
+    slots = (final or {}).get("state", {}).get("slots")
+    if slots != expected:
+        tally.wrong.append(sid)
+
+
+async def drive(url: str, sessions: int) -> tuple[Tally, float]:
+    tally = Tally()
+    limits = httpx.Limits(max_connections=sessions + 10, max_keepalive_connections=sessions + 10)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+        started = time.perf_counter()
+        await asyncio.gather(*(one_session(client, i, tally) for i in range(sessions)))
+        return tally, time.perf_counter() - started
+
+
+# -- the runs --------------------------------------------------------------------------------------------
+
+
+def create_database(admin: str) -> tuple[str, str]:
+    import psycopg
+
+    name = f"ga_load_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    base, _, _ = admin.rpartition("/")
+    return name, f"{base}/{name}"
+
+
+def drop_database(admin: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def run_config(backend: str, workers: int, counts: list[int], pg: str) -> list[dict[str, Any]]:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ga-load-") as tmp:
+        env: dict[str, str] = {}
+        dbname = None
+        if backend == "postgres":
+            dbname, url = create_database(pg)
+            env = {"GRAPHAGENTS_CHECKPOINT_URL": url}
+        try:
+            with Server(workers, env, Path(tmp)) as server:
+                asyncio.run(drive(server.url, 4))  # first turns on every worker, not measured
+                for n in counts:
+                    rss_before = server.rss_mb()
+                    tally, seconds = asyncio.run(drive(server.url, n))
+                    ready = httpx.get(f"{server.url}/readyz", timeout=10).json()
+                    rows.append({
+                        "backend": backend, "workers": workers, "sessions": n, "turns": len(tally.latencies),
+                        "seconds": seconds, "turns_per_s": len(tally.latencies) / seconds,
+                        "p50_ms": pct(tally.latencies, 50) * 1000, "p99_ms": pct(tally.latencies, 99) * 1000,
+                        "errors": dict(tally.errors), "wrong_slots": len(tally.wrong),
+                        "rss_growth_mb": server.rss_mb() - rss_before, "turns_left_running": ready.get("turns"),
+                    })
+                    print_row(rows[-1], None)
+        finally:
+            if dbname is not None:
+                drop_database(pg, dbname)
+    return rows
+
+
+def print_row(row: dict[str, Any], baseline: float | None) -> None:
+    ratio = f"  x{row['turns_per_s'] / baseline:.2f}" if baseline else ""
+    errors = ", ".join(f"{k}: {v}" for k, v in row["errors"].items()) or "none"
+    print(f"{row['backend']:8} workers={row['workers']} N={row['sessions']:3}  {row['turns']:4} turns in "
+          f"{row['seconds']:5.1f} s = {row['turns_per_s']:6.1f} turns/s{ratio}  p50 {row['p50_ms']:6.0f} ms  "
+          f"p99 {row['p99_ms']:6.0f} ms  wrong slots {row['wrong_slots']}  errors: {errors}  "
+          f"RSS +{row['rss_growth_mb']:.0f} MB  turns still running: {row['turns_left_running']}", flush=True)
+
+
+def profile(turns: int) -> None:
+    """cProfile of ``turns`` slotfill turns through the ASGI app in process (the server's own work)."""
+    import cProfile
+    import pstats
+
+    from graphagents.server import create_app
+    from graphagents.settings import Settings
+
+    async def run() -> None:
+        app = create_app(Settings(data_dir=Path(tempfile.mkdtemp(prefix="ga-prof-")), warm_on_start=False))
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=60) as client:
+            tally = Tally()
+            await one_session(client, 0, tally)  # warm: Kiwi, the agent, the savers
+            sessions = max(1, turns // 8)
+            prof = cProfile.Profile()
+            started = time.perf_counter()
+            prof.enable()
+            await asyncio.gather(*(one_session(client, i, tally) for i in range(1, sessions + 1)))
+            prof.disable()
+            took = time.perf_counter() - started
+            print(f"{len(tally.latencies) - 8} turns in {took:.2f} s in process = "
+                  f"{(len(tally.latencies) - 8) / took:.0f} turns/s; wrong slots {len(tally.wrong)}")
+            stats = pstats.Stats(prof)
+            stats.sort_stats("cumulative").print_stats(35)
+
+    asyncio.run(run())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--backends", nargs="+", default=["sqlite", "postgres"], choices=["sqlite", "postgres"])
+    parser.add_argument("--sessions", type=int, nargs="+", default=[20, 50, 100])
+    parser.add_argument("--pg", default=PG_DEFAULT, help="an admin URL; the bench creates and drops its database")
+    parser.add_argument("--profile", type=int, default=0, help="profile this many turns in process instead")
+    args = parser.parse_args()
+    if args.profile:
+        profile(args.profile)
+        return
+    backends = list(args.backends)
+    if "postgres" in backends:
+        try:
+            import psycopg
+
+            psycopg.connect(args.pg, connect_timeout=3).close()
+        except Exception as exc:
+            print(f"PostgreSQL not reachable at {args.pg} ({type(exc).__name__}): SQLite only")
+            backends.remove("postgres")
+    print(f"slotfill, 8 turns per session, 127.0.0.1, {os.cpu_count()} CPUs")
+    rows: list[dict[str, Any]] = []
+    for backend in backends:
+        for workers in args.workers:
+            rows += run_config(backend, workers, args.sessions, args.pg)
+    print("\nsummary (ratio: turns/s against the first configuration at the same N)")
+    for row in rows:
+        base = next(r for r in rows if r["sessions"] == row["sessions"])
+        print_row(row, base["turns_per_s"])
+    largest = [r["p99_ms"] for r in rows if r["sessions"] == max(args.sessions)]
+    print(f"\nbest: {max(r['turns_per_s'] for r in rows):.1f} turns/s; "
+          f"p99 at the largest N: {statistics.fmean(largest):.0f} ms (mean over configurations)")
+
+
+if __name__ == "__main__":
+    main()
