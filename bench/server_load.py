@@ -69,6 +69,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.workers = workers
         self.env = {**os.environ, "GRAPHAGENTS_DATA_DIR": str(data_dir), "GRAPHAGENTS_WARM_ON_START": "true",
+                    "GRAPHAGENTS_WARM_AGENTS": '["slotfill"]',
                     "GRAPHAGENTS_MAX_SESSION_QUEUE": "8", **env}
         for var in ("GRAPHAGENTS_LLM", "GRAPHAGENTS_CACHE_URL"):
             self.env.pop(var, None)
@@ -83,6 +84,7 @@ class Server:
         ready = 0
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                self.__exit__()  # its workers, if any are left
                 raise RuntimeError((self.proc.stderr.read() if self.proc.stderr else b"").decode()[-2000:])
             try:
                 # every worker must be warm: ask until as many ready answers in a row as workers, twice
@@ -92,6 +94,7 @@ class Server:
             except httpx.HTTPError:
                 ready = 0
             time.sleep(0.1)
+        self.__exit__()
         raise RuntimeError("server not ready in time")
 
     def __exit__(self, *exc: Any) -> None:
@@ -150,15 +153,28 @@ async def one_session(client: httpx.AsyncClient, i: int, tally: Tally) -> None:
         return
     sid = res.json()["session_id"]
     final: dict[str, Any] | None = None
+    state: Any = None
     for text in turns:
+        taken = False
         for _attempt in range(5):
             started = time.perf_counter()
-            res = await client.post(f"/api/agents/slotfill/sessions/{sid}/messages", json={"text": text})
+            try:
+                res = await client.post(f"/api/agents/slotfill/sessions/{sid}/messages", json={"text": text})
+            except httpx.TransportError as exc:  # the connection broke: was the message taken?
+                tally.error(f"transport {type(exc).__name__}")
+                now = (await client.get(f"/api/agents/slotfill/sessions/{sid}")).json()["state"]
+                if now != state:
+                    state, taken = now, True
+                    break
+                continue
             if res.status_code in (409, 429, 503):  # busy: honour Retry-After, as a client should
                 tally.error(f"retried {res.status_code}")
                 await asyncio.sleep(float(res.headers.get("retry-after", "1")))
                 continue
             break
+        if taken:
+            final = {"state": state}
+            continue
         if res.status_code != 200:
             tally.error(f"status {res.status_code}")
             return
@@ -167,6 +183,7 @@ async def one_session(client: httpx.AsyncClient, i: int, tally: Tally) -> None:
         if final is None:
             tally.error("no final event")
             return
+        state = final.get("state")
         if "event: error" in res.text:
             tally.error("error event")
     slots = (final or {}).get("state", {}).get("slots")
@@ -176,7 +193,8 @@ async def one_session(client: httpx.AsyncClient, i: int, tally: Tally) -> None:
 
 async def drive(url: str, sessions: int) -> tuple[Tally, float]:
     tally = Tally()
-    limits = httpx.Limits(max_connections=sessions + 10, max_keepalive_connections=sessions + 10)
+    # idle connections are dropped before uvicorn's 5 s keep-alive would close them under our feet
+    limits = httpx.Limits(max_connections=sessions + 10, max_keepalive_connections=sessions + 10, keepalive_expiry=3)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         started = time.perf_counter()
         await asyncio.gather(*(one_session(client, i, tally) for i in range(sessions)))

@@ -59,6 +59,9 @@ class Settings(BaseSettings):
     warm_on_start: bool = Field(
         True, description="the server builds every agent and loads the Korean analyser at start (/readyz waits)"
     )
+    warm_agents: list[str] | None = Field(
+        None, description='agents built at start, JSON list (unset = every registered agent), e.g. ["slotfill"]'
+    )
     session_lock_lease: float = Field(
         30.0, ge=1, le=3600, description="Redis session-lock lease in seconds, renewed while a turn runs"
     )

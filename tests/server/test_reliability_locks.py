@@ -249,3 +249,30 @@ def test_erasure_waits_for_a_running_turn_and_leaves_nothing(tmp_path: Path, gat
     saver = _connections.checkpointer_for(settings.resolved_checkpoint_url)
     assert saver.get_tuple({"configurable": {"thread_id": s.thread_id, "checkpoint_ns": ""}}) is None
     assert SessionLocks.active() == 0
+
+
+async def test_an_admitted_turn_leaves_however_its_stream_ends() -> None:
+    import gc
+
+    from graphagents.server.limits import Admission
+
+    async def events() -> AsyncIterator[int]:
+        for i in range(3):
+            yield i
+
+    admission = Admission(1)
+    admission.enter()
+    with pytest.raises(BusyError):
+        admission.enter()  # full
+    assert [e async for e in admission.admit(events())] == [0, 1, 2]
+    assert admission.active == 0
+    admission.enter()
+    stream = admission.admit(events())
+    del stream  # the client left before the response started: never iterated
+    gc.collect()
+    assert admission.active == 0
+    admission.enter()
+    stream = admission.admit(events())
+    assert await stream.__anext__() == 0
+    await stream.aclose()  # the client left mid-stream
+    assert admission.active == 0

@@ -270,8 +270,10 @@ def serve(
     os.environ[CONFIG_VAR] = serve_config(update, agent_options)  # the spawned workers read it
     err_console.print(f"graphagents on http://{h}:{p}  ({workers} workers, LLM: {settings.llm}, "
                       f"checkpoints: {_describe_store(settings.resolved_checkpoint_url)})")
+    # A worker busy loading the Korean analyser or building agents on a loaded machine answers the
+    # supervisor's ping late; uvicorn's 5 s default restarted such workers in a loop.
     uvicorn.run("graphagents.server.worker:create_worker_app", factory=True, host=h, port=p, workers=workers,
-                log_level="warning")
+                log_level="warning", timeout_worker_healthcheck=120)
 
 
 def _describe_store(url: str) -> str:

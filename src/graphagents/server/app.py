@@ -123,7 +123,8 @@ class Readiness:
         no first request pays for a lazy load. A broken agent is logged, and the rest still serve."""
         started = time.perf_counter()
         await asyncio.to_thread(_warm_korean)
-        for name in sorted(all_specs()):
+        names = pool.settings.warm_agents
+        for name in sorted(all_specs()) if names is None else names:
             try:
                 agent = await pool.get(name)
                 await asyncio.wrap_future(_loop.submit(agent.agraph(), agent.settings.turn_workers))
@@ -287,7 +288,7 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
         except BaseException:
             admission.leave()
             raise
-        return EventSourceResponse(encode_stream(admission.guard(access.metered(events, user_id))), ping=15)
+        return EventSourceResponse(encode_stream(admission.admit(access.metered(events, user_id))), ping=15)
 
     static_dir = importlib_resources.files("graphagents.server") / "static"
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, MutableMapping
+import weakref
+from collections.abc import AsyncIterator, Callable, MutableMapping
 from typing import Any, TypeVar
 
 from starlette.exceptions import HTTPException
@@ -106,7 +107,8 @@ class MethodGuardMiddleware:
         return not partial
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self._routed(scope):
+        # OPTIONS passes: a CORS preflight is answered by the CORS middleware further in.
+        if scope["type"] == "http" and scope["method"] != "OPTIONS" and not self._routed(scope):
             allowed = [m for m in _METHODS if m != scope["method"] and self._routed({**scope, "method": m})]
             if allowed:
                 await _reject(send, 405, "method not allowed", [(b"allow", ", ".join(sorted(allowed)).encode())])
@@ -147,12 +149,27 @@ class Admission:
     def leave(self) -> None:
         self.active -= 1
 
-    async def guard(self, events: AsyncIterator[T]) -> AsyncIterator[T]:
-        """Yield ``events``; the turn leaves when the stream ends, fails or is dropped."""
+    def admit(self, events: AsyncIterator[T]) -> AsyncIterator[T]:
+        """``events``, leaving once when the stream ends, fails, is dropped, or is never started at
+        all (a client gone before the response began: the generator is collected unrun)."""
+        left = False
+
+        def leave() -> None:
+            nonlocal left
+            if not left:
+                left = True
+                self.leave()
+
+        stream = self._guard(events, leave)
+        weakref.finalize(stream, leave)
+        return stream
+
+    @staticmethod
+    async def _guard(events: AsyncIterator[T], leave: Callable[[], None]) -> AsyncIterator[T]:
         try:
             async for event in events:
                 yield event
         finally:
-            self.leave()
+            leave()
             with contextlib.suppress(Exception):
                 await events.aclose()  # type: ignore[attr-defined]
