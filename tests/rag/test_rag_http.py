@@ -30,8 +30,8 @@ async def test_a_turn_over_http(rag_options: dict[str, Any], mini_store: Any) ->
         res = await c.post("/api/agents/rag/sessions", json={"options": options}, headers=headers)
         assert res.status_code == 201, res.text
         sid = res.json()["session_id"]
-        res = await c.post(f"/api/agents/rag/sessions/{sid}/messages",
-                           json={"text": "65세 남성이고 당뇨가 있어요. 제2형 당뇨병의 증상은 무엇인가요?"}, headers=headers)
+        text = "65세 남성이고 당뇨가 있어요. 제2형 당뇨병의 증상은 무엇인가요?"
+        res = await c.post(f"/api/agents/rag/sessions/{sid}/messages", json={"text": text}, headers=headers)
         events = parse_sse(res.text)
         final = [data for kind, data in events if kind == "final"][-1]
         assert set(final["state"]) == KEYS
