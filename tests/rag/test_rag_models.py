@@ -188,3 +188,17 @@ def test_session_options_override_flags(make_agent: Any) -> None:
     reply = session.send("How is high blood pressure treated?")
     assert reply.state["refine_iteration_logs"][0]["reason"] == "quality check disabled"
     assert all(d["dense_rank"] is None for d in reply.state["retrieved_docs"])
+
+
+def test_agent_config_reaches_a_model_that_has_the_settings() -> None:
+    from graphagents.agents.rag.nodes import configured
+
+    class Tunable(FunctionChatModel):
+        temperature: float = 1.0
+        max_tokens: int | None = None
+
+    model = Tunable(function=lambda messages: "x")
+    tuned = configured(model, {"temperature": 0.2, "max_tokens": 300})
+    assert (tuned.temperature, tuned.max_tokens) == (0.2, 300) and model.temperature == 1.0
+    plain = FunctionChatModel(function=lambda messages: "x")
+    assert configured(plain, {"temperature": 0.2}) is plain

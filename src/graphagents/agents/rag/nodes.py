@@ -352,6 +352,8 @@ class Nodes:
                       docs: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
         import re
 
+        _, agent_config, _ = self._turn_settings(state)
+        model = configured(model, agent_config)
         try:
             reply = model.invoke([SystemMessage(str(state.get("system_prompt", ""))),
                                   HumanMessage(str(state.get("user_prompt", "")))])
@@ -523,6 +525,14 @@ class Nodes:
                      for c in state.get("citations") or []]
         return {"reply": reply, "answer": reply, "conversation_history": "\n\n".join(turns[-HISTORY_TURNS:]),
                 "artifacts": artifacts}
+
+
+def configured(model: Any, agent_config: Mapping[str, Any]) -> Any:
+    """The answer model with the turn's ``temperature`` and ``max_tokens`` (agent_config) when the
+    model has those settings (LangChain's provider models do); other models as they are."""
+    fields = getattr(type(model), "model_fields", {})
+    updates = {key: agent_config[key] for key in ("temperature", "max_tokens") if key in fields and key in agent_config}
+    return model.model_copy(update=updates) if updates else model
 
 
 def _relevant_terms(state: Mapping[str, Any]) -> list[str]:
