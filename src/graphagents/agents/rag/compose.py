@@ -105,6 +105,8 @@ def _korean_forms(term: str) -> list[str]:
 def _contains(text: str, term: str) -> bool:
     if is_korean(text) and any(form in text for form in _korean_forms(term)):
         return True
+    if any(c.isdigit() for c in term):  # a quantity: "500mg" matches "500 mg"
+        return term.lower().replace(" ", "") in re.sub(r"\s+", "", text.lower())
     words = set(_WORD.findall(text.lower()))
     parts = _WORD.findall(term.lower())
     if not parts:

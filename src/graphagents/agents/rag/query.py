@@ -47,6 +47,7 @@ ASPECTS: dict[str, tuple[str, ...]] = {
     "무엇": ("what is",),
     "뭐예요": ("what is",),
     "용량": ("dose", "dosage"),
+    "몇 번": ("how often", "times a day"),
     "복용": ("take", "dose"),
     "식단": ("diet", "eating"),
     "음식": ("food", "eating"),
@@ -117,12 +118,18 @@ def slot_terms(slot_out: Mapping[str, Any]) -> list[str]:
     return out
 
 
+_UNITS = frozenset({"mg", "g", "mcg", "ug", "kg", "ml", "l", "dl", "mmhg", "mmol", "iu", "cc", "tab", "tabs"})
+
+
 def focus_terms(text: str) -> list[str]:
     """What the question is about, as terms an English passage would contain: its content words
-    (English as they are; Korean aspect words in English), without question words."""
-    out: list[str] = []
+    (English as they are; Korean aspect words in English) and its numbers with units ("500mg"),
+    without question words."""
+    from graphagents.cache import quantities
+
+    out: list[str] = [q for q in quantities(text) if re.search(r"[a-z]", q)]
     for t in terms(text):
-        if t in _QUESTION_WORDS or len(t) < 2 or t.isdigit():
+        if t in _QUESTION_WORDS or t in _UNITS or len(t) < 2 or t.isdigit():
             continue
         if is_korean(t):
             english = ASPECTS.get(t)
