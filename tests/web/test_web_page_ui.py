@@ -307,6 +307,8 @@ def test_rag_view_from_its_state(browser: Any, server: Any) -> None:
     assert view.locator(".refine-log li.retrieve_again").text_content().startswith("1회차 · 다시 검색 · 종합 0.62")
     assert page.locator("#state .artifact.citation").text_content().startswith("[1] 당뇨 환자의 저혈당")
     assert axe_violations(page) == []
+    page.click("#state .clear-profile")  # DELETE /api/rag/profile, the caller's own
+    page.wait_for_selector("#state .profile-note:has-text('지웠어요')", timeout=20_000)
     assert errors == []
 
 

@@ -694,6 +694,23 @@ window.GA = window.GA || {};
         if (text) pairs.push([PROFILE_LABELS[key], text]);
       }
       if (pairs.length) card.appendChild(kvTable(pairs));
+      const note = el("span", "muted profile-note");
+      note.setAttribute("role", "status");
+      const clear = button("프로필 지우기", "small ghost danger clear-profile", async () => {
+        clear.disabled = true;
+        try {
+          const res = await fetch("/api/rag/profile", { method: "DELETE" });
+          const data = await res.json().catch(() => ({}));
+          if (!res.ok) throw new Error(data.error || res.statusText);
+          note.textContent = "저장된 건강 프로필과 캐시된 답변을 지웠어요. 다음 질문부터 새로 시작해요.";
+        } catch (err) {
+          note.textContent = `지우지 못했어요: ${err.message || err}`;
+          clear.disabled = false;
+        }
+      });
+      const row = el("div", "upload-row");
+      row.append(clear, note);
+      card.appendChild(row);
       box.appendChild(section("건강 프로필", card));
     }
 
