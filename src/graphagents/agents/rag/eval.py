@@ -82,6 +82,11 @@ def load_pairs(path: Path) -> list[dict[str, Any]]:
     return pairs
 
 
+def is_paraphrase(pair: Mapping[str, Any]) -> bool:
+    """A pair whose answers may be shared (``answers_must_differ: false`` or kind ``paraphrase``)."""
+    return pair.get("kind") == "paraphrase" or pair.get("answers_must_differ") is False
+
+
 # ----- retrieval -------------------------------------------------------------------------------------
 
 
@@ -123,15 +128,10 @@ def evaluate_retrieval(questions: Sequence[Question], store: Any,
 
 
 def _profile(raw: Mapping[str, Any] | None) -> dict[str, Any]:
-    """A trap side's ``profile`` (``age``, ``conditions``) as the agent's 6-slot profile."""
-    from .profiles import empty_profile
+    """A trap side's ``profile`` (flat: ``age``, ``conditions``, ``pregnant`` ...) as the agent's profile."""
+    from .slots import as_profile
 
-    profile = empty_profile()
-    raw = raw or {}
-    if raw.get("age") is not None:
-        profile["demographics"] = {"age": raw["age"]}
-    profile["conditions"] = [str(c) for c in raw.get("conditions") or []]
-    return profile
+    return as_profile(raw)
 
 
 def evaluate_cache(traps: Sequence[Mapping[str, Any]], paraphrases: Sequence[Mapping[str, Any]],
@@ -378,8 +378,11 @@ def eval_command(
         items = [q for q in items if q.id in set(kept_ids)]
     if not items:
         raise InputError("no questions to evaluate")
-    trap_pairs = load_pairs(t_path) + (load_pairs(BUNDLED / "drug_traps.jsonl") if traps is None else [])
-    para_pairs = load_pairs(paraphrases or BUNDLED / "paraphrases.jsonl")
+    pairs = load_pairs(t_path) + (load_pairs(BUNDLED / "drug_traps.jsonl") if traps is None else [])
+    trap_pairs = [p for p in pairs if not is_paraphrase(p)]  # a traps file may hold paraphrase pairs too
+    para_pairs = [p for p in pairs if is_paraphrase(p)]
+    if paraphrases is not None or not para_pairs:
+        para_pairs += load_pairs(paraphrases or BUNDLED / "paraphrases.jsonl")
     console = Console(stderr=True)
     done: list[AnswerResult] = []
 
