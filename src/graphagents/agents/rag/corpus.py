@@ -8,6 +8,7 @@ the embedder's disk cache, so even a rebuilt store embeds nothing twice.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +19,8 @@ from graphagents.retrieval import Embedder, IngestReport, Store, ingest, open_st
 from graphagents.shared_data import find_shared
 
 __all__ = ["MEDICAL_CORPUS", "Corpus", "corpus_for", "find_shared", "medical_corpus_path", "reset_corpora"]
+
+log = logging.getLogger("graphagents.rag")
 
 MEDICAL_CORPUS = "datasets/medical/corpus/passages.jsonl"
 
@@ -46,7 +49,11 @@ class Corpus:
                 missing = [str(p) for p in self.paths if not p.exists()]
                 if missing:
                     raise ConfigError(f"rag corpus not found: {', '.join(missing)}")
-                self.report = ingest(self.paths, self.store, progress=False)
+                # a bar on a terminal (the first use embeds the whole corpus once), nothing in a pipe
+                self.report = ingest(self.paths, self.store, progress=None)
+                if self.report.added:
+                    log.warning("rag corpus: %s new passages indexed in %.1f s (first use; kept on disk)",
+                                self.report.added, self.report.seconds)
                 self._ready = True
         return self.store
 
