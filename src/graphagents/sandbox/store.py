@@ -155,14 +155,17 @@ def _frame_bytes(frame: pd.DataFrame) -> int:
     return max(1, int(frame.memory_usage(deep=False, index=True).sum()))
 
 
-_default: ArtifactStore | None = None
-_default_lock = threading.Lock()
+_stores: dict[Path, ArtifactStore] = {}
+_stores_lock = threading.Lock()
 
 
 def get_store() -> ArtifactStore:
-    """The process-wide store under the configured DATA_DIR."""
-    global _default
-    with _default_lock:
-        if _default is None:
-            _default = ArtifactStore()
-        return _default
+    """The process's store under the configured DATA_DIR (one per data dir: settings may change)."""
+    from ..settings import get_settings
+
+    root = get_settings().data_dir / "artifacts" / "tables"
+    with _stores_lock:
+        store = _stores.get(root)
+        if store is None:
+            store = _stores[root] = ArtifactStore(root)
+        return store
