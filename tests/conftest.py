@@ -138,8 +138,10 @@ def fresh_resources() -> Iterator[None]:
 CHROMIUM = os.environ.get("GRAPHAGENTS_CHROMIUM", "/usr/bin/chromium")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Module-scoped: the sync Playwright API keeps an event loop running in this thread while it is
+    open, which would break every asyncio test collected after the module that opened it."""
     if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
         service_missing(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     try:

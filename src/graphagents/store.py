@@ -8,15 +8,19 @@ checkpointer; this database keeps what is ours. Agents get it as ``BuildContext.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
 from .errors import ConfigError, ServiceUnavailableError, redact_url
 
-__all__ = ["POSTGRES_PREFIXES", "Database", "PostgresDatabase", "SqliteDatabase", "database_for", "open_database",
+__all__ = ["POSTGRES_PREFIXES", "Database", "PostgresDatabase", "SqliteDatabase", "building_sqlite",
+           "database_for", "open_database", "sqlite_stamp",
            "sqlite_path"]
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
@@ -130,3 +134,45 @@ def close_databases() -> None:
         for db in _databases.values():
             db.close()
         _databases.clear()
+
+
+# --- SQLite files built from data (demo databases, bundled tables) ---------------------------------
+
+
+def sqlite_stamp(path: str | os.PathLike[str]) -> int | None:
+    """The ``user_version`` a built SQLite file was stamped with (see :func:`building_sqlite`), or None
+    when the file is missing or not a database."""
+    try:
+        con = sqlite3.connect(f"file:{Path(path)}?mode=ro", uri=True)
+        try:
+            row = con.execute("PRAGMA user_version").fetchone()
+        finally:
+            con.close()
+    except sqlite3.DatabaseError:
+        return None
+    return int(row[0]) if row else None
+
+
+@contextmanager
+def building_sqlite(target: str | os.PathLike[str], stamp: int) -> Iterator[sqlite3.Connection]:
+    """A connection to a new SQLite file that replaces ``target`` when the block ends without error.
+
+    The file is written under a temporary name, stamped (``PRAGMA user_version = stamp``, a signed
+    32-bit number: the caller's hash of its inputs), committed and renamed into place, so a reader
+    or a second builder in another process never sees a half-written database; on an error the
+    temporary file is removed and ``target`` is left as it was.
+    """
+    final = Path(target)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
+    con = sqlite3.connect(tmp)
+    try:
+        yield con
+        con.execute(f"PRAGMA user_version = {int(stamp)}")
+        con.commit()
+    except BaseException:
+        con.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    con.close()
+    os.replace(tmp, final)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -17,10 +15,6 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "server"))  # sse_client, live_server
 
 from auth_helpers import User, new_user, reset_settings  # noqa: E402
-
-from service_checks import service_missing  # noqa: E402
-
-CHROMIUM = os.environ.get("GRAPHAGENTS_CHROMIUM", "/usr/bin/chromium")
 
 
 @pytest.fixture
@@ -72,19 +66,3 @@ async def client(auth_on: None, memo_spec: Any, example_spec: Any, trip_spec: An
         yield c
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Module-scoped: the sync Playwright API keeps an event loop running in this thread while it
-    is open, which would break every asyncio test collected after this folder."""
-    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
-        service_missing(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        service_missing("playwright is not installed (pip install 'graphagents[test]')")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                              args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
-                                    "--disable-background-networking", "--disable-component-update"])
-        yield b
-        b.close()

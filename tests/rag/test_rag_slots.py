@@ -37,6 +37,13 @@ EXTRACTION = [
     ("육십오 세 여성", {"demographics": {"age": 65, "age_group": "older_adult", "sex": "female"}}),
     ("만 9세예요", {"demographics": {"age": 9, "age_group": "child"}}),
     ("임신 20주예요", {"demographics": {"pregnant": True, "sex": "female"}}),
+    # age ranges: the group only when every age in the range has the same one
+    ("70대 남성이에요", {"demographics": {"age_range": "70대", "age_group": "older_adult", "sex": "male"}}),
+    ("60대 여성입니다", {"demographics": {"age_range": "60대", "sex": "female"}}),
+    ("60대 후반이에요", {"demographics": {"age_range": "60대 후반", "age_group": "older_adult"}}),
+    ("육십대 초반 남자", {"demographics": {"age_range": "60대 초반", "age_group": "adult", "sex": "male"}}),
+    ("I am a woman in my late 60s",
+     {"demographics": {"age_range": "60대 후반", "age_group": "older_adult", "sex": "female"}}),
     ("임신 아니에요", {"demographics": {"pregnant": False}}),
     ("지금 모유 수유 중이에요", {"demographics": {"breastfeeding": True}}),
     # Korean conditions and medications
@@ -56,7 +63,11 @@ EXTRACTION = [
     ("공복혈당 180", {"labs": {"fasting_glucose": "180 mg/dL"}}),
     ("공복혈당이 백팔십이에요", {"labs": {"fasting_glucose": "180 mg/dL"}}),
     ("당화혈색소(A1C)가 5.5%로 나왔어요", {"labs": {"hba1c": "5.5 %"}}),
-    ("식후 혈당 250 나왔어요", {"labs": {"glucose": "250 mg/dL"}}),
+    ("식후 혈당 250 나왔어요", {"labs": {"postprandial_glucose": "250 mg/dL"}}),
+    ("식후 2시간 혈당이 200이에요", {"labs": {"postprandial_glucose": "200 mg/dL"}}),
+    ("수축기 혈압 150 이완기 혈압 95", {"vitals": {"blood_pressure": "150/95 mmHg"}}),
+    ("최고혈압 140 최저혈압 90이에요", {"vitals": {"blood_pressure": "140/90 mmHg"}}),
+    ("systolic 135, diastolic 85", {"vitals": {"blood_pressure": "135/85 mmHg"}}),
     ("맥박 72", {"vitals": {"heart_rate": "72 bpm"}}),
     ("체온 38.5도", {"vitals": {"temperature": "38.5 °C"}}),
     ("몸무게 70kg이에요", {"vitals": {"weight": "70 kg"}}),
@@ -100,6 +111,18 @@ EXTRACTION = [
     ("I weigh 180 pounds", {"vitals": {"weight": "180 lb"}}),
     ("LDL이 160이에요", {"labs": {"ldl": "160 mg/dL"}}),
     ("당뇨병 10년 됐어요", {"conditions": ["diabetes"]}),
+    # a drug allergy names the drug
+    ("페니실린 알레르기가 있어요", {"conditions": ["penicillin allergy"]}),
+    ("I'm allergic to penicillin", {"conditions": ["penicillin allergy"]}),
+    ("I have a penicillin allergy", {"conditions": ["penicillin allergy"]}),
+    ("알레르기 있어요", {"conditions": ["allergy"]}),
+    ("65세 남성이고 당뇨가 있어요. 메트포르민 500mg을 하루 두 번 먹고 혈압은 140/90이에요.",
+     {"demographics": {"age": 65, "age_group": "older_adult", "sex": "male"}, "conditions": ["diabetes"],
+      "medications": [_med("metformin", "500 mg", "하루 2회")], "vitals": {"blood_pressure": "140/90 mmHg"}}),
+    ("아버지는 고혈압이 있고 저는 당뇨가 있어요", {"conditions": ["diabetes"]}),
+    ("My dad has diabetes but I have asthma", {"conditions": ["asthma"]}),
+    ("I take metformin 500 mg twice a day and lisinopril 10 mg once a day",
+     {"medications": [_med("metformin", "500 mg", "하루 2회"), _med("lisinopril", "10 mg", "하루 1회")]}),
     ("저는 58세 여성이고 고지혈증이 있어서 리피토 10mg 먹고 있어요",
      {"demographics": {"age": 58, "age_group": "adult", "sex": "female"}, "conditions": ["hyperlipidemia"],
       "medications": [_med("atorvastatin", "10 mg")]}),
@@ -137,6 +160,7 @@ NEGATIONS = [
     ("I gave up ibuprofen", [("medications", "ibuprofen")]),
     ("I'm not on metformin anymore", [("medications", "metformin")]),
     ("당뇨는 완치됐어요", [("conditions", "diabetes")]),
+    ("페니실린 알레르기 없어요", [("conditions", "penicillin allergy")]),
     ("My headache is gone", [("symptoms", "headache")]),
     ("I stopped metformin because of diarrhea", [("medications", "metformin")]),  # the diarrhea is no removal
     ("타이레놀 이제 안 먹어도 돼요", [("medications", "acetaminophen")]),
@@ -171,6 +195,7 @@ NOT_THE_USERS = [
     "My doctor wants me on a statin",  # a plan, not a fact
     "When should I take metformin?",
     "어머니가 치매가 있으세요",
+    "어머니가 70대세요",
     "열 날 때 타이레놀 먹어도 되나요?",  # a hypothetical fever
     "머리가 아플 때 뭘 먹어야 하나요?",
     "안녕하세요",
@@ -324,3 +349,18 @@ def test_merge_ignores_slots_of_the_wrong_type_in_a_stored_profile() -> None:
     profile = merge_profile(stored, extract_slots("당뇨 있어요"))
     assert profile["conditions"] == ["diabetes"] and profile["labs"] == {"ldl": "1"}
     assert profile["demographics"] == {}
+
+
+def test_an_age_and_an_age_range_replace_each_other() -> None:
+    profile = _merge("65세 남성")
+    profile = merge_profile(profile, extract_slots("70대예요"))
+    assert profile["demographics"] == {"sex": "male", "age_range": "70대", "age_group": "older_adult"}
+    assert profile_summary(profile) == "70대 남성"
+    profile = merge_profile(profile, extract_slots("60대예요"))
+    assert profile["demographics"] == {"sex": "male", "age_range": "60대"}  # no group: 60-69 spans two
+    profile = merge_profile(profile, extract_slots("정확히는 62세예요"))
+    assert profile["demographics"] == {"sex": "male", "age": 62, "age_group": "adult"}
+
+
+def test_a_drug_allergy_in_the_summary() -> None:
+    assert profile_summary(_merge("페니실린 알레르기가 있어요")) == "질환: 페니실린 알레르기"

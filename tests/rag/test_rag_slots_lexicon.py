@@ -85,6 +85,12 @@ FIND = [
     ("간암 환자", [("condition", "liver cancer")]),
     ("통풍이 있어요", [("condition", "gout")]),
     ("당뇨약", [("condition", "diabetes")]),
+    ("메트포르민 먹고 혈압은 140/90", [("drug", "metformin")]),  # "먹고 혈압" is no "고혈압"
+    ("어린이타이레놀", [("drug", "acetaminophen")]),
+    ("어린이부루펜", [("drug", "ibuprofen")]),
+    ("최고혈압 140 최저혈압 90", []),  # systolic/diastolic, not hypertension/hypotension
+    ("저는고혈압이 있어요", [("condition", "hypertension")]),  # a missing space after a particle
+    ("원발성간암", [("condition", "liver cancer")]),
     ("", []),
 ]
 

@@ -25,11 +25,14 @@ SAME = [
     ("twice a day", "2 times per day"),
     ("혈압 140/90", "혈압이 140에 90이에요"),
     ("혈압 140/90", "BP 140/90 mmHg"),
+    ("혈압 140/90", "수축기 140 이완기 90"),
     ("공복혈당 126", "공복 혈당이 126 mg/dL"),
     ("제2형 당뇨병", "2형 당뇨"),
     ("type 2 diabetes", "제2형당뇨병"),
     ("5살 아이 타이레놀", "다섯 살 어린이 타이레놀"),
     ("노인 졸피뎀", "어르신 스틸녹스"),
+    ("70대 졸피뎀", "칠십대 졸피뎀"),
+    ("60대 후반 졸피뎀", "in my late 60s, zolpidem"),
     ("메트포르민을 먹어요", "메트포르민 먹어요"),
     ("Glucophage", "metformin"),
     ("neurofibromatosis type 1의 증상", "symptoms of neurofibromatosis type 1"),  # a particle after "1"
@@ -38,6 +41,7 @@ SAME = [
     ("메트포르민 아침저녁으로", "메트포르민 하루 두 번"),
     ("두통에 타이레놀 먹어도 되나요?", "머리가 아플 때 타이레놀 먹어도 되나요?"),
     ("열 날 때 타이레놀", "Tylenol for a fever"),
+    ("페니실린 알레르기가 있는데 아목시실린 먹어도 되나요?", "Can I take amoxicillin if I am allergic to penicillin?"),
 ]
 
 
@@ -59,12 +63,15 @@ DIFFERENT = [
     ("Can a child take aspirin?", "Can an adult take aspirin?"),
     ("신생아 타이레놀", "어린이 타이레놀"),
     ("5살 타이레놀 용량", "7살 타이레놀 용량"),  # a child's dose goes by age
+    ("60대 초반 졸피뎀", "60대 후반 졸피뎀"),  # adult vs older adult
+    ("60대 졸피뎀", "60대 후반 졸피뎀"),
     ("임신 중 이부프로펜", "이부프로펜"),
     ("수유 중 이부프로펜", "이부프로펜"),
     ("타이레놀 먹어도 되나요?", "이부프로펜 먹어도 되나요?"),
     ("애드빌 먹어도 되나요?", "타이레놀 먹어도 되나요?"),
     ("당뇨 환자 메트포르민", "신장병 환자 메트포르민"),
     ("공복혈당 110", "공복혈당 130"),
+    ("공복혈당 180이면 높은가요?", "식후 혈당 180이면 높은가요?"),  # the same number, another threshold
     ("A1C 5.5%", "A1C 6.0%"),
     ("혈압 118/78", "혈압 128/84"),
     ("신경섬유종증 1형", "신경섬유종증 2형"),
@@ -73,6 +80,7 @@ DIFFERENT = [
     ("성인 급성 골수성 백혈병 치료", "소아 급성 골수성 백혈병 치료"),
     ("3일째 열이 나요", "7일째 열이 나요"),  # any other number with its unit counts
     ("두통에 타이레놀 먹어도 되나요?", "기침에 타이레놀 먹어도 되나요?"),  # the symptom it is taken for
+    ("페니실린 알레르기가 있는데 아목시실린 먹어도 되나요?", "아스피린 알레르기가 있는데 아목시실린 먹어도 되나요?"),
 ]
 
 
@@ -156,7 +164,7 @@ def test_every_dev_question_has_the_same_signature_in_korean_and_english() -> No
     differ = [q["id"] for q in questions if question_signature(q["question"]) != question_signature(q["question_ko"])]
     assert differ == []
     # and most of them name something the signature reads (the disease, a subtype ...)
-    assert sum(1 for q in questions if question_signature(q["question"])) >= 120
+    assert sum(1 for q in questions if question_signature(q["question"])) >= 140
 
 
 def test_an_interval_is_read_whole_or_not_at_all() -> None:

@@ -100,3 +100,23 @@ def test_large_stores_search_an_hnsw_graph_and_rescore_exactly(tmp_path: Path, f
     assert reopened.snapshot().loaded_from_disk and reopened.snapshot().hnsw is not None
     assert [h.id for h in reopened.search(QUERIES[0], 10, "dense")] == \
         [h.id for h in exact.search(QUERIES[0], 10, "dense")]
+
+
+def test_ingest_saves_the_indexes_once_at_its_end(tmp_path: Path, fake: CountingFake,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphagents.retrieval import ingest
+
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(3):
+        (folder / f"f{i}.txt").write_text(f"Fever and cough, file {i}. Rest helps.", encoding="utf-8")
+    store = _open(tmp_path / "s", fake)
+    builds: list[int] = []
+    original = EmbeddedStore._build
+    monkeypatch.setattr(EmbeddedStore, "_build", lambda self: builds.append(1) or original(self))
+    ingest([folder], store, progress=False)
+    assert builds == [1]  # one build for three files, by the writer
+    generation = store.snapshot().generation
+    assert (tmp_path / "s" / "p" / f"index-{generation}" / "meta.json").exists()
+    reader = _open(tmp_path / "s", FakeEmbedder(dim=fake.dim))
+    assert reader.snapshot().loaded_from_disk  # another process maps what the writer saved

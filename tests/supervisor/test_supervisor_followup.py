@@ -84,3 +84,16 @@ def test_a_session_carries_the_conditions_into_the_follow_up_and_says_so() -> No
     fourth = session.send("서초구는?")  # the last question that stated conditions is still the context
     assert fourth.state["intent"]["entities"]["region"]["sigungu"] == "서초구"
     assert {r[0] for r in _stats(fourth)} == {"전세"}
+
+
+def test_with_models_the_planner_reads_the_standalone_question_and_code_keeps_the_notes() -> None:
+    from sup_models import Script, plan, scripted_supervisor
+
+    search = {"team": "search", "reason": "대출", "scopes": ["loans"]}
+    script = Script([plan(search, intent="loan_calc")])
+    session = scripted_supervisor(script).session()
+    session.send("송파구 12억 아파트 사려는데 연봉 8천이면 대출 얼마나 돼?")
+    reply = session.send("연봉 1억이면?")
+    assert "송파구 12억 아파트 사려는데 연봉 1억이면" in script.asked["plan"][-1]  # the model sees the whole question
+    assert reply.text.startswith("(앞 질문의 조건(") and "스크립트 답변" in reply.text
+    assert "미검증" in reply.text  # said by code, whatever the model wrote

@@ -104,3 +104,22 @@ def test_loans_at_the_median_of_a_users_table_do_not_call_it_synthetic(tmp_path:
     reply = ga.load("supervisor", checkpoint_url="memory", market_db=f"sqlite:///{path}").session().send(
         "강남구 84㎡ 아파트 매매 시세 알려주고 대출 가능 금액 계산해줘")
     assert "시세 중앙값(사용자 지정 거래 테이블)" in reply.text and "합성 데이터)" not in reply.text
+
+
+@pytest.mark.postgres
+def test_the_fallback_reads_addresses_from_postgres_too(pg_admin_url: str) -> None:
+    import psycopg
+
+    from graphagents.agents.supervisor.tools.market_fallback import fallback_query
+    from text2sql.t2s_helpers import temporary_pg_database
+
+    with temporary_pg_database(pg_admin_url, "sup_fallback") as url:
+        with psycopg.connect(url, autocommit=True) as con:
+            con.execute('CREATE TABLE apt_trade ("시군구" text, "전용면적" numeric, "계약년월" int, "거래금액" int)')
+            con.execute("INSERT INTO apt_trade VALUES ('서울특별시 강남구 역삼동', 84.9, 202502, 230900), "
+                        "('서울특별시 서초구 반포동', 84.9, 202502, 210000), "
+                        "('서울특별시 강남구 삼성동', 59.9, 202503, 1)")
+        found = fallback_query(url, {"region": {"sigungu": "강남구"}})
+        assert found is not None and "ILIKE %s" in found["sql"] and found["params"] == ["%강남구%"]
+        assert [r[0] for r in found["table"]["rows"]] == ["서울특별시 강남구 역삼동", "서울특별시 강남구 삼성동"]
+        assert fallback_query(url, {"region": {"sigungu": "종로구"}}) is None

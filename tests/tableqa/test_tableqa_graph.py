@@ -124,7 +124,9 @@ def test_step_cap_returns_the_best_supported_answer() -> None:
     plans = ["Action: Calculate[2 + 3]"] + ["Action: Retrieve[rows]"] * 10
     reply = ask("Sum?", scripted(plans, lambda _: "new_table = df.head(2)"), max_steps=3)
     assert reply.state["status"] == "budget" and values(reply) == ["5"]
-    assert len(reply.state["steps"]) == 3 and "단계 한도" in reply.text
+    assert len(reply.state["steps"]) == 3 and "Answer (step limit reached): 5" in reply.text
+    korean = ask("합은?", scripted(plans, lambda _: "new_table = df.head(2)"), max_steps=3)
+    assert korean.text.startswith("답 (단계 한도 도달): 5") and "\n단계:\n" in korean.text
 
 
 def test_unparsable_planner_output_gets_a_format_note() -> None:
@@ -215,3 +217,14 @@ def test_sessions_may_only_name_their_users_uploads() -> None:
         "Which department has the most employees, and what is its budget?")
     assert values(reply) == ["Defense", "439.3"]
     assert agent.session(None, tables=[stored]).send("How many?").state["status"] == "error"  # anonymous: not theirs
+
+
+def test_intermediate_tables_come_with_the_reply_as_artifacts() -> None:
+    reply = ask("Which department has the most employees, and what is its budget?")
+    kinds = [a.kind for a in reply.artifacts]
+    assert kinds == ["intermediate_table"] * len(reply.state["intermediate_tables"]) and kinds
+    first, last = reply.artifacts[0].to_dict(), reply.artifacts[-1].to_dict()
+    assert first["step"].startswith("1: Retrieve[") and first["total_rows"] == 1
+    assert last["columns"] == ["Name", "Budget_in_Billions"] and last["rows"] == [["Defense", 439.3]]
+    table = ask("How many?", _chain_model()).artifacts
+    assert [a.kind for a in table][-1] == "table"  # Finish[df]: the answer table too

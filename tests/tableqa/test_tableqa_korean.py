@@ -83,3 +83,11 @@ def test_restatement_uses_the_tables_own_names() -> None:
     assert english == "how many 도시 with 인구 at least 3000000?"
     # without an embedder, a noun that is not literally a column or cell is declined
     assert isinstance(restate("직원이 가장 많은 부서는?", ["department"], [pd.read_csv(DEPARTMENT)], None), tuple)
+
+
+def test_an_embedder_that_fails_to_load_is_a_decline() -> None:
+    def broken() -> None:
+        raise RuntimeError("no key")
+
+    reason = restate("직원이 가장 많은 부서는?", ["department"], [pd.read_csv(DEPARTMENT)], broken)
+    assert isinstance(reason, tuple) and "임베딩" in reason[0]

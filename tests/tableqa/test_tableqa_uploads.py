@@ -169,6 +169,8 @@ async def test_a_session_answers_over_uploaded_tables(client: httpx.AsyncClient)
     assert state["answer"] == ["Defense", "439.3"]
     assert [t["name"] for t in state["original_tables"]] == ["department", "heads"]
     assert state["intermediate_tables"] and state["tables_used"] == ["department"]
+    shown = [a for a in final["artifacts"] if a["kind"] == "intermediate_table"]  # what the page draws
+    assert len(shown) == len(state["intermediate_tables"]) and shown[-1]["rows"] == [["Defense", 439.3]]
     res = await client.post("/api/agents/tableqa/sessions", json={"options": {"tables": ["/etc/passwd"]}},
                             headers=ALICE)
     assert res.status_code == 422 and "not an uploaded table id" in res.json()["error"]
@@ -192,3 +194,30 @@ def test_erasing_a_user_erases_their_uploads(tmp_path: Path) -> None:
     agent = ga.load("tableqa", settings=settings)
     reply = agent.session(None, user_id="carol-tq", tables=[uploads.list("dave-tq")[0].id]).send("How many?")
     assert reply.state["status"] == "error" and "no uploaded table" in reply.text
+
+
+def test_a_session_whose_upload_was_deleted_says_so(tmp_path: Path) -> None:
+    from graphagents.agents.tableqa.uploads import Uploads
+    from graphagents.store import database_for
+
+    settings = Settings(data_dir=tmp_path)
+    uploads = Uploads(database_for(settings.resolved_database_url))
+    data = Path(DEPARTMENT).read_bytes().replace(b"Defense", b"Defence")  # content of its own: its own id
+    mine = uploads.add("erin-tq", "department.csv", data)
+    session = ga.load("tableqa", settings=settings).session(None, user_id="erin-tq", tables=[mine.id])
+    first = session.send("Which department has the most employees, and what is its budget?")
+    assert first.state["answer"] == ["Defence", "439.3"]
+    uploads.delete("erin-tq", mine.id)
+    second = session.send("Which department has the fewest employees?")
+    assert second.state["status"] == "error" and "was deleted" in second.text and "\n" not in second.state["reason"]
+
+
+async def test_uploads_per_user_are_capped(client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphagents.agents.tableqa import uploads as module
+
+    monkeypatch.setattr(module, "MAX_UPLOADS_PER_USER", 2)
+    for i in range(2):
+        assert (await upload(client, f"t{i}.csv", f"a\n{i}\n".encode())).status_code == 201
+    res = await upload(client, "t3.csv", b"a\n3\n")
+    assert res.status_code == 422 and "delete some" in res.json()["detail"]
+    assert (await upload(client, "t3.csv", b"a\n3\n", headers=BOB)).status_code == 201  # per user

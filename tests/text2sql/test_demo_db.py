@@ -23,9 +23,10 @@ from graphagents.agents.text2sql.demo import (
     demo_sqlite_path,
     load_postgres,
 )
-from graphagents.agents.text2sql.demo.sqlite import DEMO_SQLITE_NAME, _stamp_of, data_stamp
+from graphagents.agents.text2sql.demo.sqlite import DEMO_SQLITE_NAME, data_stamp
 from graphagents.agents.text2sql.evaluation import gold_is_ordered, load_questions, results_match
 from graphagents.errors import ServiceUnavailableError, UsageError
+from graphagents.store import sqlite_stamp
 
 QUESTIONS = load_questions(demo_questions_path())
 CATEGORIES = {"lookup", "filter", "aggregate", "group_by", "top_n", "join", "date_range", "code_value"}
@@ -168,7 +169,7 @@ def test_a_stamp_from_other_code_counts_as_stale(demo_db: Path, tmp_path: Path) 
     with sqlite3.connect(cached) as con:
         con.execute("PRAGMA user_version = 1")
     con.close()
-    assert _stamp_of(cached) == 1 != data_stamp()
+    assert sqlite_stamp(cached) == 1 != data_stamp()
 
 
 def test_load_postgres_reports_an_unreachable_server() -> None:

@@ -66,7 +66,9 @@ KOREAN_GLYPHS = """async () => {
         return Array.from(g.getImageData(0, 0, 64, 64).data.filter((_, i) => i % 4 === 3)).join(",");
     };
     const page = getComputedStyle(document.querySelector(".msg.agent")).fontFamily;
+    const faces = async (text) => (await document.fonts.load("16px 'Noto Sans KR'", text)).length;
     return {
+        faces: [await faces("가"), await faces("㎡"), await faces("①")],
         check: document.fonts.check("16px 'Noto Sans KR'", "안녕하세요"),
         family: page,
         // tofu draws every character as the same box; real glyphs differ from each other and from it
@@ -100,6 +102,7 @@ def test_slotfill_checklist_korean_screens_and_accessibility(browser: Any, serve
     glyphs = page.evaluate(KOREAN_GLYPHS)
     assert glyphs["family"].startswith('"Noto Sans KR"')
     assert glyphs["check"] and glyphs["distinct"] and glyphs["notTofu"], glyphs
+    assert all(n >= 1 for n in glyphs["faces"]), glyphs  # bundled faces cover Hangul and its symbols (㎡, ①)
     assert glyphs["fallbackIsTofu"], "this machine has a CJK font: the tofu check proves nothing here"
 
     # the newest bubble is in view, whole
@@ -126,6 +129,9 @@ def test_slotfill_checklist_korean_screens_and_accessibility(browser: Any, serve
         assert page.evaluate("document.documentElement.scrollWidth") <= width  # nothing sticks out
         assert page.locator("#messages").bounding_box()["width"] >= width - 60  # not an 80 px column
         assert page.locator("#input").bounding_box()["width"] >= width * 0.5
+    last = page.locator(".msg.agent").last.bounding_box()
+    box = page.locator("#messages").bounding_box()
+    assert box["y"] <= last["y"] and last["y"] + last["height"] <= box["y"] + box["height"] + 1  # still in view
     shoot(page, screenshots, "slotfill-phone-360")
     assert axe_violations(page) == []
     assert errors == []
@@ -301,6 +307,8 @@ def test_rag_view_from_its_state(browser: Any, server: Any) -> None:
     assert view.locator(".refine-log li.retrieve_again").text_content().startswith("1회차 · 다시 검색 · 종합 0.62")
     assert page.locator("#state .artifact.citation").text_content().startswith("[1] 당뇨 환자의 저혈당")
     assert axe_violations(page) == []
+    page.click("#state .clear-profile")  # DELETE /api/rag/profile, the caller's own
+    page.wait_for_selector("#state .profile-note:has-text('지웠어요')", timeout=20_000)
     assert errors == []
 
 
@@ -314,14 +322,23 @@ def test_tableqa_upload_control(browser: Any, server: Any) -> None:
     page.wait_for_timeout(300)
     assert page.locator("#upload-box").is_visible() == has_route
     if has_route:  # POST /api/uploads (INTERFACES.md): upload, pick it, and a new session takes it
-        page.set_input_files("#upload-file", files=[{"name": "부서.csv", "mimeType": "text/csv",
-                                                     "buffer": "부서,인원\n영업,12\n개발,30\n인사,5\n".encode()}])
+        table = b"department,employees\nSales,12\nDev,30\nHR,5\n"
+        page.set_input_files("#upload-file", files=[{"name": "부서 인원.csv", "mimeType": "text/csv", "buffer": table}])
         page.wait_for_function("() => !document.querySelector('.upload-note').textContent.includes('올리는 중')",
                                timeout=20_000)
         assert "3행" in page.inner_text(".upload-note"), page.inner_text(".upload-note")
         assert page.locator("#upload-list input[type=checkbox]:checked").count() == 1
         page.click("#new-session")
         page.wait_for_selector("#session-id:has-text('session')")
-        say(page, "인원이 가장 많은 부서는?", timeout=120_000)
+        say(page, "Which department has the most employees?", timeout=120_000)
         assert page.locator(".msg.error").count() == 0
+        print("tableqa:", page.locator(".msg.agent").last.inner_text()[:300], page.inner_text("#state")[:600])
+        assert "Dev" in page.locator("#state .tableqa-view").inner_text()
+        assert page.locator("#state .tableqa-view .step-card").count() >= 1
+    # a table as its step creates it (a tool result), before the turn's state has it
+    page.evaluate("""() => document.getElementById("state").replaceChildren(GA.renderStateView("tableqa", {}, null,
+        { live: [{ id: "t1", step: 1, action: "Operate", instruction: "부서별 인원", rows: 3,
+                   columns: ["부서", "인원"] }] }))""")
+    assert page.locator("#state .live-tables [data-table='t1']").inner_text().startswith("1. Operate")
+    assert "3행 × 2열" in page.locator("#state .live-tables").inner_text()
     assert errors == []

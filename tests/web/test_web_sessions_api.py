@@ -75,6 +75,16 @@ async def test_list_rename_delete_and_transcript(client: httpx.AsyncClient) -> N
     assert [s["session_id"] for s in left] == [second]
     assert (await client.get("/api/agents/no-such-agent/sessions", headers=ANN)).status_code == 404
 
+    # titles hold the user's words: exported and erased with the rest of the user's data
+    memory = (await client.get("/api/me/data", headers=ANN)).json()["memory"]
+    assert [(m["key"], m["value"]["title"]) for m in memory if m["namespace"][-1] == "session_titles"] \
+        == [(f"example:{second}", "name:Joon")]
+    assert (await client.delete("/api/me/data", headers=ANN)).status_code == 200
+    assert (await client.get("/api/me/data", headers=ANN)).json()["memory"] == []
+    assert (await client.get("/api/agents/example/sessions", headers=ANN)).json()["sessions"] == []
+    bens = (await client.get("/api/me/data", headers=BEN)).json()["memory"]
+    assert [m["value"]["title"] for m in bens] == ["name:Ben"]
+
 
 async def test_a_subgraph_question_and_an_untitled_session(client: httpx.AsyncClient) -> None:
     empty = await session(client, "trip", ANN)

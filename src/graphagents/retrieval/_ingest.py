@@ -99,6 +99,8 @@ def ingest(
             if previous is not None:
                 deleted += store.delete(set(previous.ids) - set(ids))
             store.set_source(SourceRecord(source, digest, ids))
+    if result.added or result.updated or deleted:
+        store.refresh()  # once, by the writer: a server sharing the store maps the saved indexes
     return IngestReport(len(pending), skipped, ignored, result.added, result.updated, result.unchanged, deleted,
                         time.perf_counter() - started)
 

@@ -137,6 +137,10 @@ class Store(ABC):
             self._after_upsert()
         return result
 
+    def refresh(self) -> None:  # noqa: B027 - a hook: only backends with derived indexes need it
+        """Bring the search indexes up to date now rather than on the next search (after a batch of
+        writes: :func:`~graphagents.retrieval.ingest` calls it once at the end)."""
+
     def _after_upsert(self) -> None:  # noqa: B027 - a hook: most backends have nothing to do
         """A backend's chance to reorganise after a whole upsert (pgvector builds its index here)."""
 

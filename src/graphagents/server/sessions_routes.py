@@ -11,7 +11,7 @@
 * ``GET    /favicon.ico``                                         the page's icon.
 
 Every session route answers only the session's owner: another user's id is a 404, as everywhere.
-Titles live in their own small table next to the session records.
+Titles live in the user's long-term store namespace (exported and erased with the user's data).
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from importlib import resources as importlib_resources
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from langgraph.store.base import BaseStore
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .. import _connections
@@ -33,7 +34,7 @@ from .._turn import interrupt_text
 from ..errors import UnknownSessionError
 from ..registry import get_spec
 from ..settings import Settings
-from ..store import Database, database_for
+from ..userdata import user_namespace
 from .auth import CurrentUser
 
 __all__ = ["SessionTitles", "router", "transcript_of"]
@@ -58,41 +59,41 @@ class Rename(BaseModel):
 
 
 class SessionTitles:
-    """``(agent, session_id) -> title``: names given by the user (``named``) or taken from the first
-    message once (so the list does not read every thread's history each time)."""
+    """``(agent, session_id) -> title`` of one user: the name they gave it (``named``), or the first
+    message, kept once so that the list does not read every thread's history each time. Kept in the
+    user's long-term store namespace, so a title (the user's words) is exported and erased with the
+    rest of the user's data."""
 
-    def __init__(self, db: Database) -> None:
-        self.db = db
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS ga_session_titles ("
-            " agent TEXT NOT NULL, session_id TEXT NOT NULL, title TEXT NOT NULL,"
-            " named INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (agent, session_id))"
-        )
+    LABEL = "session_titles"
 
-    def get_all(self, agent: str, session_ids: Iterable[str]) -> dict[str, tuple[str, bool]]:
-        wanted = set(session_ids)
-        if not wanted:
-            return {}
-        rows = self.db.fetchall("SELECT session_id, title, named FROM ga_session_titles WHERE agent = ?", (agent,))
-        return {str(s): (str(t), bool(n)) for s, t, n in rows if s in wanted}
+    def __init__(self, store: BaseStore) -> None:
+        self.store = store
 
-    def put(self, agent: str, session_id: str, title: str, *, named: bool) -> None:
-        self.db.execute("DELETE FROM ga_session_titles WHERE agent = ? AND session_id = ?", (agent, session_id))
-        self.db.execute("INSERT INTO ga_session_titles (agent, session_id, title, named) VALUES (?, ?, ?, ?)",
-                        (agent, session_id, title, 1 if named else 0))
+    def _ns(self, user_id: str) -> tuple[str, ...]:
+        return user_namespace(user_id, self.LABEL)
 
-    def delete(self, agent: str, session_id: str) -> None:
-        self.db.execute("DELETE FROM ga_session_titles WHERE agent = ? AND session_id = ?", (agent, session_id))
+    def get_all(self, agent: str, user_id: str) -> dict[str, tuple[str, bool]]:
+        out: dict[str, tuple[str, bool]] = {}
+        offset = 0
+        while True:
+            page = self.store.search(self._ns(user_id), limit=500, offset=offset)
+            for item in page:
+                owner, _, sid = item.key.partition(":")
+                if owner == agent:
+                    out[sid] = (str(item.value.get("title", "")), bool(item.value.get("named")))
+            if len(page) < 500:
+                return out
+            offset += len(page)
 
+    def put(self, agent: str, session_id: str, user_id: str, title: str, *, named: bool) -> None:
+        self.store.put(self._ns(user_id), f"{agent}:{session_id}", {"title": title, "named": named})
 
-_titles: dict[str, SessionTitles] = {}
+    def delete(self, agent: str, session_id: str, user_id: str) -> None:
+        self.store.delete(self._ns(user_id), f"{agent}:{session_id}")
 
 
 def _titles_for(settings: Settings) -> SessionTitles:
-    url = settings.resolved_database_url
-    if url not in _titles:
-        _titles[url] = SessionTitles(database_for(url))
-    return _titles[url]
+    return SessionTitles(_connections.store_for(settings.resolved_store_url))
 
 
 def _settings(request: Request) -> Settings:
@@ -192,7 +193,7 @@ def list_sessions(settings: Settings, agent: str, user_id: str) -> list[dict[str
                if r.agent == agent]
     saver = _connections.checkpointer_for(settings.resolved_checkpoint_url)
     titles = _titles_for(settings)
-    known = titles.get_all(agent, (r.session_id for r in records))
+    known = titles.get_all(agent, user_id)
     out = []
     for r in records:
         updated = _updated_at(saver, agent, r.session_id, r.created_at)
@@ -200,7 +201,7 @@ def list_sessions(settings: Settings, agent: str, user_id: str) -> list[dict[str
         if not title:
             title = _first_user_text(saver, agent, r.session_id)
             if title:  # the first message never changes: remember it
-                titles.put(agent, r.session_id, title, named=False)
+                titles.put(agent, r.session_id, user_id, title, named=False)
         out.append(_summary(r, title, named, updated))
     out.sort(key=lambda s: s["updated_at"], reverse=True)
     return out[:LIST_LIMIT]
@@ -221,7 +222,7 @@ async def rename_session(name: str, session_id: str, body: Rename, request: Requ
 
     def run() -> dict[str, Any]:
         record = _owned(settings, name, session_id, user_id)
-        _titles_for(settings).put(name, session_id, body.title, named=True)
+        _titles_for(settings).put(name, session_id, user_id, body.title, named=True)
         saver = _connections.checkpointer_for(settings.resolved_checkpoint_url)
         return _summary(record, body.title, True, _updated_at(saver, name, session_id, record.created_at))
 
@@ -237,7 +238,7 @@ async def delete_session(name: str, session_id: str, request: Request, user_id: 
         # the record first, so that no new turn starts on the session; then its thread and title
         _connections.session_store_for(settings.resolved_database_url).delete(name, session_id)
         _connections.checkpointer_for(settings.resolved_checkpoint_url).delete_thread(f"{name}:{session_id}")
-        _titles_for(settings).delete(name, session_id)
+        _titles_for(settings).delete(name, session_id, user_id)
         return {"agent": name, "session_id": session_id, "deleted": True, "at": _iso(time.time())}
 
     return await asyncio.to_thread(run)

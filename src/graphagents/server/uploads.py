@@ -74,7 +74,9 @@ def upload_body_limit(settings: Settings) -> int:
     return settings.max_upload_bytes + _FORM_OVERHEAD
 
 
-@router.post(PATH, status_code=201, summary="Upload a table (CSV/TSV/JSON/JSONL/XLSX/SQLite) for tableqa sessions")
+@router.post(PATH, status_code=201,
+             responses={415: {"description": "not multipart/form-data, or a file of a format no reader takes"}},
+             summary="Upload a table (CSV/TSV/JSON/JSONL/XLSX/SQLite) for tableqa sessions")
 async def upload_table(request: Request, user_id: CurrentUser, table: str | None = None) -> Any:
     settings = _settings(request)
     limit = settings.max_upload_bytes

@@ -5,7 +5,10 @@ Every sentence of the retrieved passages is scored against the question: cosine 
 multilingual encoder (so a Korean question finds English sentences) plus a bonus for each of the
 question's focus terms the sentence contains. The best sentences (a few per question, at most two
 per passage) are quoted verbatim, in the corpus's language, each followed by its passage's number;
-numbers follow the order in which passages are first cited. The answer says which asked-about
+numbers follow the order in which passages are first cited. A passage's heading (the question a
+MedQuAD answer answers, a Markdown section) counts for its sentences: "What are the stages of X"
+is where the stages are, even when the overview passage names X more often. Better-ranked passages
+get a small prior, and an answer quotes few passages (2 / 3 / 5 by intent). The answer says which asked-about
 aspects ("side effects") no quoted sentence covers, and declines when no sentence reaches
 :data:`SUPPORT_THRESHOLD` or contains a topic of the question.
 """
@@ -29,7 +32,10 @@ SUPPORT_THRESHOLD = 0.30
 """Least cosine (question vs sentence) for a sentence to be quoted; see docs/rag.md for how it was set."""
 TERM_BONUS = 0.08  # per focus term the sentence contains (capped at 3)
 MAX_PER_PASSAGE = 2
+RANK_PRIOR = 0.05  # a sentence of the i-th retrieved passage (0-based) gets RANK_PRIOR / (1 + i)
+HEADING_WEIGHT = 1.0  # times the cosine between the question and the passage's heading (its section)
 SENTENCES_BY_INTENT = {"simple": 3, "moderate": 4, "complex": 6}
+PASSAGES_BY_INTENT = {"simple": 1, "moderate": 2, "complex": 4}
 
 NOT_FOUND_KO = "문서에서 이 질문에 대한 내용을 찾지 못했습니다."
 NOT_FOUND_EN = "I could not find this in the documents."
@@ -57,14 +63,15 @@ class SentenceIndex:
 
     items: list[Sentence]
     vectors: np.ndarray
+    embedder: Any = None
 
     @classmethod
     def build(cls, docs: Sequence[Mapping[str, Any]], embedder: Any) -> SentenceIndex:
         items = [Sentence(i, s) for i, d in enumerate(docs) for s in sentences(str(d.get("text", "")))
                  if len(s) >= 20]
         if not items:
-            return cls([], np.zeros((0, getattr(embedder, "dim", 1)), np.float32))
-        return cls(items, np.asarray(embedder.embed([s.text for s in items]), np.float32))
+            return cls([], np.zeros((0, getattr(embedder, "dim", 1)), np.float32), embedder)
+        return cls(items, np.asarray(embedder.embed([s.text for s in items]), np.float32), embedder)
 
     def similarities(self, vector: np.ndarray) -> np.ndarray:
         if not self.items:
@@ -98,16 +105,28 @@ def covered(terms: Sequence[str], text: str) -> list[str]:
 
 
 def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceIndex, question_vector: np.ndarray,
-            *, intent: str = "moderate", extra_terms: Sequence[str] = ()) -> Composed:
-    """The extractive answer to ``question`` from ``docs`` (best first)."""
+            *, intent: str = "moderate", extra_terms: Sequence[str] = (),
+            gloss_vector: np.ndarray | None = None) -> Composed:
+    """The extractive answer to ``question`` from ``docs`` (best first). ``gloss_vector`` is the
+    embedding of the question's English gloss (the retrieval query: aspects and canonical names in
+    English); a sentence's similarity is the better of the two, which helps Korean questions."""
     korean = is_korean(question)
     focus = [*focus_terms(question), *(t for t in extra_terms if t)]
     topics = [t for t in focus if t not in _ASPECT_WORDS]
     sims = index.similarities(question_vector)
+    if gloss_vector is not None and len(sims):
+        sims = np.maximum(sims, index.similarities(gloss_vector))
+    headings = [str(d.get("heading") or "") for d in docs]
+    heading_sim = np.zeros(len(docs), np.float32)
+    if any(headings) and index.embedder is not None:
+        present = [i for i, h in enumerate(headings) if h]
+        heading_sim[present] = np.asarray(index.embedder.embed([headings[i] for i in present]), np.float32) \
+            @ np.asarray(question_vector, np.float32)
     scored: list[tuple[float, float, int]] = []
     for i, sentence in enumerate(index.items):
         hits = len(covered(focus, sentence.text))
-        scored.append((float(sims[i]) + TERM_BONUS * min(hits, 3), float(sims[i]), i))
+        prior = RANK_PRIOR / (1 + sentence.doc_index) + HEADING_WEIGHT * float(heading_sim[sentence.doc_index])
+        scored.append((float(sims[i]) + TERM_BONUS * min(hits, 3) + prior, float(sims[i]), i))
     scored.sort(key=lambda t: (-t[0], t[2]))
     best = scored[0][1] if scored else 0.0
     limit = SENTENCES_BY_INTENT.get(intent, 4)
@@ -120,6 +139,8 @@ def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceInd
         if sim < SUPPORT_THRESHOLD:
             continue
         if per_doc.get(sentence.doc_index, 0) >= MAX_PER_PASSAGE:
+            continue
+        if sentence.doc_index not in per_doc and len(per_doc) >= PASSAGES_BY_INTENT.get(intent, 3):
             continue
         if topics and not covered(topics, sentence.text) and not covered(topics, _doc_title(docs, sentence.doc_index)):
             continue  # a sentence about something else the question did not ask about

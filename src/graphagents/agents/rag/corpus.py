@@ -15,20 +15,11 @@ from typing import Any
 
 from graphagents.errors import ConfigError
 from graphagents.retrieval import Embedder, IngestReport, Store, ingest, open_store
+from graphagents.shared_data import find_shared
 
 __all__ = ["MEDICAL_CORPUS", "Corpus", "corpus_for", "find_shared", "medical_corpus_path", "reset_corpora"]
 
 MEDICAL_CORPUS = "datasets/medical/corpus/passages.jsonl"
-
-
-def find_shared(relative: str) -> Path | None:
-    """``shared/<relative>`` above this package or the working directory."""
-    for start in (Path(__file__).resolve(), Path.cwd().resolve()):
-        for parent in [start, *start.parents]:
-            candidate = parent / "shared" / relative
-            if candidate.exists():
-                return candidate
-    return None
 
 
 def medical_corpus_path() -> Path:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -203,7 +204,7 @@ class Report:
         answered = [r for r in rs if r.status == "answered"]
         cites = [(c, r) for r in answered for c in r.cited]
         groundings = [r.grounding for r in answered if r.grounding is not None]
-        stops = Counter(r.stop for r in rs)
+        stops = Counter(re.sub(r"[-+]?\d+(\.\d+)?", "N", r.stop) for r in rs)
         return {
             "questions": len(rs),
             "citation_correct": round(sum(c in r.gold for c, r in cites) / len(cites), 4) if cites else 0.0,

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from .compose import NOT_FOUND_EN, NOT_FOUND_KO, SentenceIndex, covered
+from .compose import NOT_FOUND_EN, NOT_FOUND_KO, SentenceIndex, covered, safety_note
 from .query import focus_terms, retrieval_query
 
 __all__ = ["GROUNDING_THRESHOLD", "JudgeFeedback", "RewrittenQuery", "answer_sentences", "offline_feedback",
@@ -52,6 +52,8 @@ _SPLIT = re.compile(r"(?<=[.!?。])\s+|\n+")
 def answer_sentences(answer: str) -> list[str]:
     """The answer's content sentences: bullet quotes and prose, without citations or frame lines."""
     out = []
+    for note in (safety_note(True), safety_note(False)):
+        answer = answer.replace(note, "")
     for piece in _SPLIT.split(answer):
         line = piece.strip().lstrip("-•* ").strip()
         if len(line) < 8 or _FRAME.match(line) or line in (NOT_FOUND_KO, NOT_FOUND_EN):
@@ -74,7 +76,7 @@ def offline_feedback(question: str, answer: str, index: SentenceIndex, embedder:
         supported, grounding = 0, 0.0
     wanted = [*focus_terms(question), *(t for t in relevant_terms if t)]
     wanted = list(dict.fromkeys(wanted))
-    text = answer + " " + " ".join(cited_titles)
+    text = " ".join(claims) + " " + " ".join(cited_titles)  # what the answer says, not its frame
     found = covered(wanted, text) if claims else []
     completeness = len(found) / len(wanted) if wanted else (1.0 if claims else 0.0)
     overall = (grounding + completeness) / 2

@@ -10,9 +10,11 @@ Korean name for replies and the profile summary.
 :func:`find_terms` scans text once with a character trie (longest match first). Spaces, hyphens,
 apostrophes and middle dots are optional inside a name ("제2형당뇨병" == "제 2형 당뇨병",
 "non-Hodgkin" == "non hodgkin"), Korean particles may follow a name ("메트포르민을", "타이레놀은"),
-and Latin names need word boundaries ("statin" is not found in "nystatin"). Short Korean names
-(one or two syllables: "당뇨", "통풍", "암") need a boundary on the left and a particle or a known
-suffix on the right, so "통풍구" and "암호" are not conditions.
+and Latin names need word boundaries ("statin" is not found in "nystatin"). Korean names of up to three
+syllables need a word start on the left (or a known prefix: "소아당뇨", "어린이부루펜"), so "최고혈압"
+names no "고혈압"; names of one or two syllables ("당뇨", "통풍", "암") also need a particle or a
+known suffix on the right, so "통풍구" and "암호" are not conditions. A match that starts inside a word
+never skips a space ("먹고 혈압" is no "고혈압").
 """
 
 from __future__ import annotations
@@ -114,14 +116,18 @@ class Lexicon:
                 continue
             best: tuple[int, TermKind, str] | None = None
             node, j = self._trie, i
+            # A match that starts inside a word may not skip a space: "먹고 혈압" is no "고혈압".
+            mid_word = i > 0 and is_hangul(low[i - 1]) and is_hangul(low[i])
+            skipped = False
             while j < n:
                 ch = low[j]
                 if ch in node:
                     node = node[ch]
                     j += 1
-                    if "" in node and _right_ok(low, i, j):
+                    if "" in node and _right_ok(low, i, j) and not (mid_word and skipped):
                         best = (j, *node[""])
                 elif ch in _OPTIONAL and j > i:
+                    skipped = skipped or ch.isspace()
                     j += 1
                 else:
                     break
@@ -150,20 +156,25 @@ def _right_ok(low: str, start: int, end: int) -> bool:
         return not (nxt.isascii() and nxt.isalnum())
     if is_hangul(last):
         syllables = sum(1 for ch in low[start:end] if is_hangul(ch))
-        if syllables > 2:
+        if syllables > 3:
             return True
         if start > 0 and is_hangul(low[start - 1]) and not _particle_before(low, start):
-            return False
-        return not nxt or not is_hangul(nxt) or low.startswith(_SHORT_SUFFIXES, end)
+            return False  # "최고혈압" is no "고혈압"; "소아당뇨", "어린이부루펜" are
+        return syllables > 2 or not nxt or not is_hangul(nxt) or low.startswith(_SHORT_SUFFIXES, end)
     return True
 
 
 # A short name may follow a word that ends in a particle or a prefix: "제2형당뇨", "소아당뇨".
-_PREFIXES = ("소아", "성인", "만성", "급성", "제1형", "제2형", "형", "노인", "임신성")
+_PREFIXES = ("소아", "성인", "만성", "급성", "제1형", "제2형", "형", "노인", "임신성", "어린이", "유아용", "소아용",
+             "성인용", "아기", "우리", "말기", "초기", "원발성", "선천성", "재발성", "전이성")
+
+
+# A particle or a connective ending right before a name is a missing space: "저는고혈압이 있어요".
+_PARTICLE_ENDS = frozenset("는은가이도를을에의와과랑고서")
 
 
 def _particle_before(low: str, start: int) -> bool:
-    return low[:start].endswith(_PREFIXES)
+    return low[:start].endswith(_PREFIXES) or low[start - 1] in _PARTICLE_ENDS
 
 
 @lru_cache(maxsize=1)

@@ -297,7 +297,8 @@ class Nodes:
             seen.add(digest)
             meta = hit.metadata or {}
             doc_meta = meta.get("doc") if isinstance(meta.get("doc"), Mapping) else {}
-            docs.append({"id": hit.id, "title": str(meta.get("title") or ""), "text": hit.text,
+            heading = meta.get("source_question") or meta.get("section") or ""
+            docs.append({"id": hit.id, "title": str(meta.get("title") or ""), "heading": str(heading), "text": hit.text,
                          "score": hit.score, "bm25_rank": hit.bm25_rank, "dense_rank": hit.dense_rank,
                          "iteration": iteration, "rank": rank, "hash": digest,
                          "url": doc_meta.get("url") if isinstance(doc_meta, Mapping) else None})
@@ -333,8 +334,10 @@ class Nodes:
         docs = [d for d in self._evidence(state) if d["id"] in set(state.get("evidence_ids") or [])]
         vector = self._vector(text)
         index = SentenceIndex.build(docs, self.r.embedder)
+        gloss = str((state.get("query_rewrite_history") or [""])[0])
+        gloss_vector = self._vector(gloss) if gloss and gloss != text and is_korean(text) else None
         offline = compose(text, docs, index, vector, intent=str(state.get("query_complexity") or "moderate"),
-                          extra_terms=_relevant_terms(state))
+                          extra_terms=_relevant_terms(state), gloss_vector=gloss_vector)
         citations = [{**self._cite(docs[c["doc_index"]]), "ref": c["ref"]} for c in offline.citations]
         result = {"answer": offline.answer, "citations": citations, "not_found": offline.not_found}
         if model is not None and docs:
@@ -428,9 +431,14 @@ class Nodes:
         if decision == "retrieve_again":
             missing = [str(m) for m in feedback.get("missing_info") or []]
             new_query = self._rewrite(state, flags, text, query, missing)
-            if new_query.strip().lower() == query.strip().lower():
-                decision, reason = "stop", "nothing to add to the query (no missing information found)"
+            k = int(state.get("dynamic_k") or 0)
+            deeper = next((v for v in sorted(DYNAMIC_K.values()) if v > k), None)
+            if new_query.strip().lower() == query.strip().lower() and deeper is None:
+                decision, reason = "stop", "nothing to add to the query and k is at its largest"
             else:
+                if new_query.strip().lower() == query.strip().lower():
+                    reason += f"; nothing to add to the query, so deeper: k {k} -> {deeper}"
+                    update["dynamic_k"] = deeper
                 update.update(self._log_decision(state, decision, reason, query=new_query, feedback=feedback))
                 return {**update, "needs_retrieval": True, "iteration_count": iteration + 1,
                         "query_for_retrieval": new_query,

@@ -33,7 +33,7 @@ from typing import Any
 from graphagents.cache import quantities
 from graphagents.korean import Dose, fold, parse_doses, parse_number, tokenize
 
-from .lexicon import canonical_condition, canonical_drug, find_terms, korean_name
+from .lexicon import Term, canonical_condition, canonical_drug, find_terms, korean_name
 
 __all__ = [
     "SLOTS",
@@ -128,7 +128,8 @@ _KO_HAVE = re.compile(
 )
 _EN_HAVE = re.compile(
     r"\b(?:i have|i've|i had|i've had|i've got|i got|diagnosed|i suffer|suffering from|history of|living with|"
-    r"i'm diabetic|i am diabetic|i'm asthmatic|my|i was told i have|i also have|have had)\b|"
+    r"i'm diabetic|i am diabetic|i'm asthmatic|i'm allergic|i am allergic|my|i was told i have|i also have|"
+    r"have had)\b|"
     r"\b(?:i'm|i am|im)\b.*\bwith\b|^\s*(?:and\s+|also\s+)*(?:have|has|had)\b"
 )
 _KO_NOT_HAVE = re.compile(
@@ -283,6 +284,35 @@ def _ages(low: str) -> list[tuple[int, int, int]]:
     return sorted(found, key=lambda t: t[1])
 
 
+_SINO_TENS = {"이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "칠": 7, "팔": 8, "구": 9}
+_DECADE_KO = re.compile(
+    r"(?<![\d.가-힣])([1-9])0\s?대(?:\s?(초반|중반|후반))?|(?<![가-힣])([이삼사오육칠팔구])십\s?대(?:\s?(초반|중반|후반))?"
+)
+_DECADE_EN = re.compile(r"\b(?:in (?:my|his|her|their) )?(?:(early|mid|late)[- ])?([1-9])0s\b")
+_PARTS = {"초반": (0, 3), "early": (0, 3), "중반": (4, 6), "mid": (4, 6), "후반": (7, 9), "late": (7, 9)}
+_PART_KO = {"early": "초반", "mid": "중반", "late": "후반"}
+
+
+def _decades(low: str) -> list[tuple[str, str | None, int, int]]:
+    """("60대", "후반", start, end) for "60대 후반", "육십대", "in my late 60s"."""
+    found: list[tuple[str, str | None, int, int]] = []
+    for m in _DECADE_KO.finditer(low):
+        tens = int(m.group(1)) if m.group(1) else _SINO_TENS[m.group(3)]
+        found.append((f"{tens}0대", m.group(2) or m.group(4), m.start(), m.end()))
+    for m in _DECADE_EN.finditer(low):
+        part = _PART_KO.get(m.group(1) or "")
+        found.append((f"{m.group(2)}0대", part, m.start(), m.end()))
+    return sorted(found, key=lambda t: t[2])
+
+
+def _decade_group(decade: str, part: str | None) -> str | None:
+    """The age group of every age in "60대 후반" (older_adult), None when it spans two ("60대")."""
+    low_age = int(decade[:-1])
+    first, last = _PARTS.get(part or "", (0, 9))
+    groups = {age_group(low_age + first), age_group(low_age + last)}
+    return groups.pop() if len(groups) == 1 else None
+
+
 def _demographics(low: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for age, start, end in _ages(low):
@@ -292,6 +322,15 @@ def _demographics(low: str) -> dict[str, Any]:
         out["age"] = age
         out["age_group"] = age_group(age)
         break
+    if "age" not in out:
+        for decade, part, start, end in _decades(low):
+            if _RELATIVES.search(low[max(0, start - 12):end + 8]):
+                continue
+            out["age_range"] = f"{decade} {part}" if part else decade
+            group = _decade_group(decade, part)
+            if group:
+                out["age_group"] = group
+            break
     for pattern, sex in _SEX:
         m = pattern.search(low)
         if m and not _RELATIVES.search(low[max(0, m.start() - 8):m.end() + 6]):
@@ -418,6 +457,9 @@ _MEASURES = (
     _Measure("labs", "triglycerides", r"중성\s?지방|\btriglycerides?\b|\btg\b", "mg/dL", 10, 5000),
     _Measure("labs", "total_cholesterol", r"총\s?콜레스테롤|total\s+cholesterol|콜레스테롤|\bcholesterol\b",
              "mg/dL", 50, 800),
+    _Measure("labs", "postprandial_glucose",
+             r"식후\s?(?:\d\s?시간\s?)?혈당|\bpostprandial\s+(?:blood\s+)?(?:glucose|sugar)\b|"
+             r"\bafter[- ]meal\s+(?:blood\s+)?(?:glucose|sugar)\b", "mg/dL", 20, 1500),
     _Measure("labs", "glucose", r"(?<!공복)(?<!공복\s)혈당(?:\s?수치)?|blood\s+(?:glucose|sugar)|\bglucose\b|\bsugar\b",
              "mg/dL", 20, 1500),
     _Measure("labs", "creatinine", r"크레아티닌|\bcreatinine\b", "mg/dL", 0.1, 20),
@@ -446,6 +488,11 @@ _MEASURE_RE = [
 _BP = re.compile(
     r"(?:혈압|blood\s+pressure|(?<![a-z])bp(?![a-z]))(?!\s?약)[^\d\n.?!;]{0,14}?(\d{2,3})\s?(?:/|over|에|-|에서)\s?(\d{2,3})\s?(mmhg)?"
 )
+# "수축기 140 이완기 90", "최고혈압 140 최저혈압 90", "systolic 140, diastolic 90".
+_BP_PARTS = re.compile(
+    r"(?:수축기(?:\s?혈압)?|최고\s?혈압|\bsystolic(?:\s+(?:blood\s+)?pressure)?)[^\d\n]{0,6}?(\d{2,3})[^\d\n]{0,8}?"
+    r"(?:이완기(?:\s?혈압)?|최저\s?혈압|\bdiastolic(?:\s+(?:blood\s+)?pressure)?)[^\d\n]{0,6}?(\d{2,3})"
+)
 # Same length as the text, so spans stay valid: digits inside names would read as values.
 _DIGIT_NAMES = re.compile(r"hba1c|a1c|spo2")
 
@@ -455,7 +502,9 @@ def _measurements(low: str) -> tuple[dict[str, str], dict[str, str], list[tuple[
     vitals: dict[str, str] = {}
     labs: dict[str, str] = {}
     spans: list[tuple[int, int]] = []
-    for m in _BP.finditer(text):
+    for m in (*_BP_PARTS.finditer(text), *_BP.finditer(text)):
+        if any(a < m.end() and m.start() < b for a, b in spans):
+            continue
         sys_, dia = int(m.group(1)), int(m.group(2))
         if 50 <= sys_ <= 260 and 30 <= dia <= 160 and sys_ > dia:
             vitals["blood_pressure"] = f"{sys_}/{dia} mmHg"
@@ -527,6 +576,15 @@ def _negated_take(clause: str, english: bool) -> bool:
 # Extraction
 
 
+def _condition_of(term: Term, terms: list[Term]) -> str:
+    """A condition's canonical name; an allergy next to a drug is that drug's allergy: "페니실린
+    알레르기", "allergic to penicillin", "penicillin allergy" -> "penicillin allergy"."""
+    if term.canonical != "allergy":
+        return term.canonical
+    near = [t for t in terms if t.kind == "drug" and (0 <= term.start - t.end <= 3 or 0 <= t.start - term.end <= 4)]
+    return f"{near[0].canonical} allergy" if near else term.canonical
+
+
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
@@ -573,9 +631,9 @@ def extract_slots(text: str) -> SlotUpdate:
             negated = bool((_EN_NOT_HAVE if english else _KO_NOT_HAVE).search(clause if english else compact))
             has = bool((_EN_HAVE if english else _KO_HAVE).search(clause if english else compact))
             if negated:
-                removals.extend(("conditions", c.canonical) for c in conds)
+                removals.extend(("conditions", _condition_of(c, terms)) for c in conds)
             elif (has or took) and not not_mine:
-                conditions.extend(c.canonical for c in conds)
+                conditions.extend(_condition_of(c, terms) for c in conds)
             elif not english and not not_mine and _KO_TAKE.search(compact):
                 # "혈압약 먹어요", "당뇨약 복용 중": taking the condition's medicine states the condition.
                 conditions.extend(c.canonical for c in conds if c.surface.endswith("약") or low.startswith("약", c.end))
@@ -693,6 +751,10 @@ def merge_profile(profile: Mapping[str, Any] | None, update: SlotUpdate) -> dict
         if value and isinstance(value, type(out[name])):
             out[name] = copy.deepcopy(value)
     demographics = _demographics_of(update.demographics or {})
+    if "age" in demographics or "age_range" in demographics:
+        # a new age or age range replaces the other and the group derived from it
+        for key in ("age", "age_range", "age_group"):
+            out["demographics"].pop(key, None)
     out["demographics"].update(demographics)
     if isinstance(demographics.get("age"), (int, float)) and "age_group" not in demographics:
         out["demographics"]["age_group"] = age_group(demographics["age"])
@@ -734,7 +796,8 @@ def merge_profile(profile: Mapping[str, Any] | None, update: SlotUpdate) -> dict
 _SEX_KO = {"male": "남성", "female": "여성"}
 _VITALS_KO = {"blood_pressure": "혈압", "heart_rate": "맥박", "temperature": "체온", "weight": "체중", "height": "키",
               "oxygen_saturation": "산소포화도", "bmi": "BMI"}
-_LABS_KO = {"fasting_glucose": "공복혈당", "glucose": "혈당", "hba1c": "당화혈색소", "ldl": "LDL 콜레스테롤",
+_LABS_KO = {"fasting_glucose": "공복혈당", "postprandial_glucose": "식후혈당", "glucose": "혈당", "hba1c": "당화혈색소",
+            "ldl": "LDL 콜레스테롤",
             "hdl": "HDL 콜레스테롤", "total_cholesterol": "총콜레스테롤", "triglycerides": "중성지방",
             "creatinine": "크레아티닌", "egfr": "eGFR", "hemoglobin": "혈색소", "ast": "AST", "alt": "ALT",
             "tsh": "TSH"}
@@ -751,6 +814,8 @@ _SYMPTOMS_KO = {"chest pain": "흉통", "headache": "두통", "fever": "발열",
 
 
 def _ko(name: str) -> str:
+    if name.endswith(" allergy") and name != "allergy":
+        return f"{_ko(name.removesuffix(' allergy'))} 알레르기"
     return korean_name(name) or name
 
 
@@ -764,6 +829,8 @@ def profile_summary(profile: Mapping[str, Any] | None) -> str:
     who = []
     if demo.get("age") is not None:
         who.append(f"{demo['age']}세")
+    elif demo.get("age_range"):
+        who.append(str(demo["age_range"]))
     if demo.get("sex") in _SEX_KO:
         who.append(_SEX_KO[demo["sex"]])
     if demo.get("pregnant"):
@@ -888,7 +955,7 @@ def question_signature(text: str, profile: Mapping[str, Any] | None = None) -> d
     sig: dict[str, str] = {}
     terms = find_terms(low)
     drugs = sorted({t.canonical for t in terms if t.kind == "drug"})
-    conditions = {t.canonical for t in terms if t.kind == "condition"}
+    conditions = {_condition_of(t, terms) for t in terms if t.kind == "condition"}
     doses = _doses(low)
     vitals, labs, measure_spans = _measurements(low)
     ages = _ages(low)
@@ -901,6 +968,7 @@ def question_signature(text: str, profile: Mapping[str, Any] | None = None) -> d
     if measures:
         sig["measures"] = ",".join(f"{k}={v.replace(' ', '')}" for k, v in sorted(measures.items()))
     rest = _blank(low, [*((d.start, d.end) for d in doses), *measure_spans, *((a, b) for _, a, b in ages),
+                        *((a, b) for _, _, a, b in _decades(low)),
                         *subtype_spans, *((t.start, t.end) for t in terms)])
     others = [q for q in quantities(rest) if not re.fullmatch(r"\d+(?:\.\d+)?(?:형|기)", q)]
     if others:
@@ -908,8 +976,14 @@ def question_signature(text: str, profile: Mapping[str, Any] | None = None) -> d
     if subtypes:
         sig["subtype"] = ",".join(subtypes)
     group = next((g for pattern, g in _GROUP_WORDS if pattern.search(low)), None)
+    decades = _decades(low)
     if ages:
         group = age_group(ages[0][0])
+    elif decades:
+        decade, part = decades[0][0], decades[0][1]
+        group = _decade_group(decade, part)
+        if group is None:
+            sig["age_range"] = f"{decade} {part}" if part else decade
     elif group is None:
         if demo.get("age") is not None:
             group = age_group(float(demo["age"]))

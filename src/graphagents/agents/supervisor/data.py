@@ -14,15 +14,14 @@ import csv
 import hashlib
 import json
 import os
-import sqlite3
 import threading
-import uuid
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from graphagents.errors import ConfigError
 from graphagents.shared_data import find_shared
+from graphagents.store import building_sqlite, sqlite_stamp
 
 from .records import Article, LoanProduct
 
@@ -152,12 +151,9 @@ def transactions_sqlite(root: Path, data_dir: Path) -> Path:
     target = Path(data_dir) / SQLITE_NAME
     stamp = _stamp(root)
     with _build_lock:
-        if target.is_file() and _sqlite_stamp(target) == stamp:
+        if target.is_file() and sqlite_stamp(target) == stamp:
             return target
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
-        con = sqlite3.connect(tmp)
-        try:
+        with building_sqlite(target, stamp) as con:
             cols = ", ".join(f"{name} {kind}" for name, kind, _ in COLUMNS)
             con.execute(f"CREATE TABLE {TABLE} ({cols})")
             marks = ", ".join("?" * len(COLUMNS))
@@ -166,27 +162,7 @@ def transactions_sqlite(root: Path, data_dir: Path) -> Path:
             con.execute("CREATE TABLE _comments (table_name TEXT NOT NULL, column_name TEXT, comment TEXT NOT NULL)")
             comments = [(TABLE, None, TABLE_COMMENT), *((TABLE, name, c) for name, _, c in COLUMNS)]
             con.executemany("INSERT INTO _comments VALUES (?, ?, ?)", comments)
-            con.execute(f"PRAGMA user_version = {stamp}")
-            con.commit()
-        except BaseException:
-            con.close()
-            tmp.unlink(missing_ok=True)
-            raise
-        con.close()
-        os.replace(tmp, target)
         return target
-
-
-def _sqlite_stamp(path: Path) -> int | None:
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            row = con.execute("PRAGMA user_version").fetchone()
-        finally:
-            con.close()
-    except sqlite3.DatabaseError:
-        return None
-    return int(row[0]) if row else None
 
 
 def load_transactions_postgres(url: str, root: Path, *, replace: bool = True) -> int:

@@ -8,6 +8,7 @@ coder and the sandbox, and ``on_result`` appends each new table to ``intermediat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -84,8 +85,13 @@ class Nodes:
             "tables_used": [],
             "reason": "",
         }
-        if state.get("original_tables"):
-            return fresh  # loaded on the session's first question, never rewritten
+        if state.get("original_tables"):  # loaded on the session's first question, never rewritten
+            gone = [t["name"] for t in state["original_tables"] if t["id"] not in self.actx.store]
+            if gone:
+                reason = (f"표 {gone[0]!r}이(가) 삭제되어 더 이상 없습니다; 새 세션을 시작하세요 "
+                          f"(table {gone[0]!r} was deleted: start a new session with your tables).")
+                return {**fresh, "status": "error", "reason": reason}
+            return fresh
         session_sources = [str(s) for s in state.get("session_options", {}).get("tables") or []]
         if not session_sources and not self.actx.options.tables:
             return {**fresh, "status": "declined", "reason": "표가 없습니다. --table 파일.csv 로 표를 주세요 "
@@ -248,29 +254,38 @@ def _best_candidate(candidates: list[dict[str, Any]]) -> list[str]:
     return list(best["answer"])
 
 
+_FRAME = {
+    "ko": {"answer": "답", "cap": "단계 한도 도달", "none": "답을 찾지 못했습니다", "cannot": "답할 수 없습니다.",
+           "steps": "단계:", "used": "사용한 표: ", "failed": " (실패)"},
+    "en": {"answer": "Answer", "cap": "step limit reached", "none": "No answer found",
+           "cannot": "I cannot answer this.", "steps": "Steps:", "used": "Tables used: ", "failed": " (failed)"},
+}
+
+
 def compose_reply(state: TableQAState) -> str:
+    """The reply, framed in the question's language (Korean when it has Hangul, else English)."""
+    f = _FRAME["ko" if re.search(r"[가-힣]", state.get("question", "")) else "en"]
     status = state.get("status")
     answer = state.get("answers") or []
     lines = []
     if status == "answered":
-        lines.append(f"답: {' | '.join(answer)}")
+        lines.append(f"{f['answer']}: {' | '.join(answer)}")
     elif status == "budget":
-        cap = "단계 한도 도달, step limit reached"
-        lines.append(f"답 ({cap}): {' | '.join(answer)}" if answer else f"답을 찾지 못했습니다 ({cap}).")
+        lines.append(f"{f['answer']} ({f['cap']}): {' | '.join(answer)}" if answer else f"{f['none']} ({f['cap']}).")
     else:
-        lines.append(state.get("reason") or "답할 수 없습니다.")
+        lines.append(state.get("reason") or f["cannot"])
     steps = state.get("steps", [])
     if steps:
-        lines += ["", "단계:"]
+        lines += ["", f["steps"]]
         shapes = {t["id"]: t for t in state.get("intermediate_tables", [])}
         for rec in steps:
             table = shapes.get(rec.get("table_id") or "")
             shape = f" -> {table['rows']} rows x {len(table['columns'])} columns" if table else ""
-            mark = "" if rec.get("ok") else " (failed)"
+            mark = "" if rec.get("ok") else f["failed"]
             lines.append(f"{rec.get('step')}. {rec.get('action')}[{rec.get('argument')}]{shape}{mark}")
     used = state.get("tables_used") or []
     if used:
-        lines += ["", "사용한 표: " + ", ".join(used)]
+        lines += ["", f["used"] + ", ".join(used)]
     return "\n".join(lines)
 
 

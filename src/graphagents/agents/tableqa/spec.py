@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphagents.artifacts import Artifact, IntermediateTableArtifact, TableArtifact
 from graphagents.registry import AgentSpec, SessionContext
 from graphagents.userdata import UserData, UserScope
 
@@ -36,6 +37,49 @@ def public_state(values: Mapping[str, Any]) -> dict[str, Any]:
         "reason": values.get("reason", ""),
         "reply": values.get("reply", ""),
     }
+
+
+ARTIFACT_ROWS = 50
+"""Rows of each table sent with the reply (``total_rows`` says how many there are)."""
+
+
+def _rows(table_id: str) -> tuple[list[str], list[list[Any]], int] | None:
+    from graphagents.sandbox import get_store
+
+    try:
+        frame = get_store().get(table_id)
+    except Exception:  # a table deleted since (its upload was removed): no artifact, never a failed turn
+        return None
+    head = frame.head(ARTIFACT_ROWS).astype(object)
+    rows = [[None if _missing(v) else v for v in row] for row in head.itertuples(index=False)]
+    return [str(c) for c in frame.columns], rows, len(frame)
+
+
+def _missing(value: Any) -> bool:
+    try:
+        return bool(value != value)  # NaN / NaT
+    except (TypeError, ValueError):
+        return False
+
+
+def artifacts(values: Mapping[str, Any]) -> list[Artifact]:
+    """Every intermediate table of the turn (``intermediate_table``, in step order, first
+    ``ARTIFACT_ROWS`` rows), then the answer table when the answer is a whole table."""
+    out: list[Artifact] = []
+    for table in values.get("intermediate_tables") or []:
+        got = _rows(table["id"])
+        if got is None:
+            continue
+        columns, rows, total = got
+        label = f"{table['step']}: {table['action']}[{table['instruction']}]"
+        out.append(IntermediateTableArtifact(columns=columns, rows=rows, total_rows=total, step=label,
+                                             title=f"단계 {label}"))
+    answer = values.get("answer_table")
+    if isinstance(answer, str) and answer:
+        got = _rows(answer)
+        if got is not None:
+            out.append(TableArtifact(columns=got[0], rows=got[1], total_rows=got[2], title="답"))
+    return out
 
 
 def _cli() -> Any:
@@ -80,4 +124,5 @@ SPEC = AgentSpec(
     cli=_cli,
     eval_cli=_eval_cli,
     user_data=UserData(export=_export_uploads, delete=_delete_uploads),
+    artifacts=artifacts,
 )

@@ -40,6 +40,8 @@ UPLOAD_SUFFIXES = (".csv", ".tsv", ".tab", ".json", ".jsonl", ".ndjson", ".xlsx"
 _ID = re.compile(r"^tbl_[0-9a-f]{32}$")
 _NAMED_ID = re.compile(r"^(?:(\w+)=)?(tbl_[0-9a-f]{32})$")
 _TABLE = "ga_table_uploads"
+MAX_UPLOADS_PER_USER = 200
+"""A user's uploads are capped (each is up to the size limit): the 201st is refused until some are deleted."""
 
 
 class UnsupportedUpload(InputError):
@@ -113,6 +115,10 @@ class Uploads:
 
     def add_frame(self, user_id: str, name: str, frame: Any, *, nbytes: int | None = None) -> Upload:
         """Record a DataFrame as one of the user's uploads (the library's and the eval's way in)."""
+        count = self.db.fetchall(f"SELECT COUNT(*) FROM {_TABLE} WHERE user_id = ?", (user_id,))[0][0]
+        if int(count) >= MAX_UPLOADS_PER_USER:
+            raise InputError(f"you have {MAX_UPLOADS_PER_USER} uploaded tables, the most kept per user; "
+                             "delete some (DELETE /api/uploads/{id}) first")
         table_id = self.store.put(frame)
         stored = self.store.get(table_id)
         size = nbytes if nbytes is not None else int(stored.memory_usage(deep=True).sum())

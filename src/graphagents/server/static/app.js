@@ -20,7 +20,7 @@
   const trace = new GA.Trace(ui.events);
   let agents = [];
   const views = {};  // agent -> view metadata (the slot-filling scenario ...)
-  const current = { agent: null, session: null, busy: false, state: {}, openTurn: false, decisions: [], intermediate: [] };
+  const current = { agent: null, session: null, busy: false, state: {}, openTurn: false, decisions: [], intermediate: [], live: [] };
 
   async function api(path, options = {}) {
     const res = await fetch(path, { headers: { "content-type": "application/json" }, ...options });
@@ -39,8 +39,20 @@
 
   /** Keep the newest message in view, also after charts and tables finish laying out. */
   function scrollToEnd() {
+    pinned = true;
     ui.messages.scrollTop = ui.messages.scrollHeight;
     requestAnimationFrame(() => { ui.messages.scrollTop = ui.messages.scrollHeight; });
+  }
+  // While the reader is at the end, stay there when the box or its content changes size (a phone
+  // rotating, a chart drawing); once they scroll up to read, leave them where they are.
+  let pinned = true;
+  ui.messages.addEventListener("scroll", () => { pinned = nearBottom(); }, { passive: true });
+  if (typeof ResizeObserver === "function") {
+    const keep = new ResizeObserver(() => { if (pinned) ui.messages.scrollTop = ui.messages.scrollHeight; });
+    keep.observe(ui.messages);
+    new MutationObserver((records) => {
+      for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) keep.observe(n);
+    }).observe(ui.messages, { childList: true });
   }
 
   function addMessage(role, text) {
@@ -83,7 +95,7 @@
   // -- state ----------------------------------------------------------------------------------
   function renderState(state) {
     current.state = state || {};
-    const extra = { decisions: current.decisions, intermediate: current.intermediate };
+    const extra = { decisions: current.decisions, intermediate: current.intermediate, live: current.live };
     ui.state.replaceChildren(GA.renderStateView(current.agent, current.state, views[current.agent], extra));
   }
 
@@ -255,6 +267,7 @@
     trace.reset();
     current.decisions = [];
     current.intermediate = [];
+    current.live = [];
     current.openTurn = false;
     renderState({});
     ui.status.textContent = "";
@@ -470,6 +483,7 @@
     trace.startTurn(text);
     current.decisions = [];
     current.intermediate = [];
+    current.live = [];
     try {
       const res = await api(`/api/agents/${current.agent}/sessions/${current.session}/messages`, {
         method: "POST", body: JSON.stringify({ text }),
@@ -483,6 +497,9 @@
           if (stick) scrollToEnd();
         } else if (ev.type === "state_update") {
           renderState(ev.state);
+        } else if (ev.type === "tool_result" && ev.data && ev.data.table && ev.data.table.id) {
+          current.live.push(ev.data.table);  // an intermediate table, as its step creates it
+          renderState(current.state);
         } else if (ev.type === "decision" && ev.details && Number.isFinite(ev.details.iteration)) {
           current.decisions.push({ ...ev.details, decision: ev.details.decision || ev.choice, reason: ev.details.reason || ev.reason });
           renderState(current.state);
@@ -533,6 +550,12 @@
     await selectAgent(ui.select.value, null);
   });
   ui.newSession.addEventListener("click", () => newSession());
+  const copyLink = $("copy-link");
+  copyLink.addEventListener("click", async () => {
+    const ok = await GA.copyText(location.href);
+    copyLink.textContent = ok ? "복사했어요" : "주소창의 링크를 복사하세요";
+    setTimeout(() => { copyLink.textContent = "링크 복사"; }, 1800);
+  });
   ui.clear.addEventListener("click", () => trace.reset());
   ui.options.addEventListener("submit", (e) => { e.preventDefault(); newSession(); });
   ui.form.addEventListener("submit", (e) => { e.preventDefault(); const t = ui.input.value; ui.input.value = ""; send(t); });

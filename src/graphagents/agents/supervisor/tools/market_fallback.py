@@ -25,6 +25,7 @@ _REGION_FIRST = ("sigungu",)
 _COMPLEX_FIRST = ("complex",)
 MAX_ROWS = 5000
 
+_MAX_OPEN = 8
 _open: dict[str, Any] = {}
 _open_lock = threading.Lock()
 
@@ -36,6 +37,9 @@ def _database(url: str) -> Any:
         db = _open.get(url)
         if db is None:
             db = _open[url] = open_database(url)
+            if len(_open) > _MAX_OPEN:  # a bounded number of databases stay open (their pools)
+                oldest = next(iter(_open))
+                _open.pop(oldest).close()
         return db
 
 

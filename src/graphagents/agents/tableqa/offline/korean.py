@@ -141,7 +141,10 @@ def link(question: str, names: Sequence[str], frames: Sequence[pd.DataFrame],
             pending.append((phrase, start))
     if not pending:
         return links
-    model = embedder() if embedder is not None else None
+    try:
+        model = embedder() if embedder is not None else None
+    except Exception as exc:  # a configured provider without its key or extra: decline, do not fail the turn
+        return f"'{pending[0][0]}'을(를) 연결할 문장 임베딩을 쓸 수 없어 답하지 않습니다 ({type(exc).__name__})."
     if model is None:
         return f"'{pending[0][0]}'이(가) 표의 어느 열인지 알려면 문장 임베딩이 필요합니다 (no embedder configured)."
     candidates = _candidates(names, frames)

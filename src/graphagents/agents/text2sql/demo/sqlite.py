@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
-import uuid
 from pathlib import Path
+
+from graphagents.store import building_sqlite, sqlite_stamp
 
 from .generate import demo_data
 from .schema import TABLES, create_index_sql, create_table_sql
@@ -35,11 +35,8 @@ def build_sqlite(path: str | os.PathLike[str]) -> Path:
     builder in another process) never sees a half-written database.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     data = demo_data()
-    con = sqlite3.connect(tmp)
-    try:
+    with building_sqlite(target, data_stamp()) as con:
         con.execute("PRAGMA journal_mode = OFF")
         con.execute("PRAGMA synchronous = OFF")
         for table in TABLES:
@@ -54,33 +51,14 @@ def build_sqlite(path: str | os.PathLike[str]) -> Path:
             comments.append((table.name, None, table.comment))
             comments.extend((table.name, c.name, c.comment) for c in table.columns)
         con.executemany("INSERT INTO _comments VALUES (?, ?, ?)", comments)
-        con.execute(f"PRAGMA user_version = {data_stamp()}")
         con.commit()
         con.execute("ANALYZE")
-    except BaseException:
-        con.close()
-        tmp.unlink(missing_ok=True)
-        raise
-    con.close()
-    os.replace(tmp, target)
     return target
-
-
-def _stamp_of(path: Path) -> int | None:
-    try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            row = con.execute("PRAGMA user_version").fetchone()
-        finally:
-            con.close()
-    except sqlite3.DatabaseError:
-        return None
-    return int(row[0]) if row else None
 
 
 def demo_sqlite_path(data_dir: str | os.PathLike[str]) -> Path:
     """Path of the cached demo database under ``data_dir``; built on first use or after a code change."""
     path = Path(data_dir) / DEMO_SQLITE_NAME
-    if path.is_file() and _stamp_of(path) == data_stamp():
+    if path.is_file() and sqlite_stamp(path) == data_stamp():
         return path
     return build_sqlite(path)
