@@ -68,7 +68,8 @@ _ERROR_MEANING = {
     400: "bad request", 401: "credentials missing or wrong", 403: "refused (CSRF, origin)",
     404: "no such agent or session (for this user)", 405: "method not allowed",
     409: "the session exists already, or stayed busy with another message (Retry-After)",
-    413: "request body over the limit", 422: "invalid input (one line)",
+    413: "request body over the limit", 415: "the body is not of a media type this route takes",
+    422: "invalid input (one line)",
     429: "too many requests or messages waiting for this session (Retry-After)",
     503: "the server is saturated or a service is down (Retry-After)",
 }
@@ -302,10 +303,11 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
     return app
 
 
-API_ERRORS = (400, 401, 403, 404, 413, 422, 429, 503)
+API_ERRORS = (400, 401, 403, 404, 413, 415, 422, 429, 503)
 """What any ``/api/`` route may answer besides its own codes: the access middleware (401/403/429),
-the body limit (413), validation (422), a missing agent or session (404), a bad call (400), an
-outage or saturation (503). Listed in the schema so that clients (and schemathesis) can rely on it."""
+the body limit (413), a body of a media type the route does not take (415), validation (422), a
+missing agent or session (404), a bad call (400), an outage or saturation (503). Listed in the
+schema so that clients (and schemathesis) can rely on it."""
 
 
 def _document_errors(app: FastAPI, access_required: bool) -> None:
