@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -208,3 +209,37 @@ def test_query_cache_never_serves_one_users_result_to_another(demo_url: str) -> 
 def test_graph_snapshot(demo_url: str) -> None:
     drawing = agent(scripted(), demo_url).graph.get_graph().draw_mermaid()
     assert_snapshot(drawing, SNAPSHOTS / "text2sql_graph.mmd")
+
+
+def test_similar_query_memory_never_shows_one_users_question_to_another(demo_url: str) -> None:
+    """Issue 10: a question is its asker's data; the memory is scoped like the cache, and a user's
+    export holds their remembered questions and erasure removes them."""
+    from graphagents.userdata import delete_user, export_user
+
+    tag = uuid.uuid4().hex[:8]
+    kim, lee = f"kim-{tag}", f"lee-{tag}"
+    secret = f"김민서 고객({tag})의 주문 건수는?"
+    sql = "SELECT COUNT(*) AS n FROM orders"
+    asked = (resp("search_tables", query="주문"), resp("explain", sql=sql), resp("submit_sql", sql=sql))
+    probe = resp("find_similar_query", question="주문 건수")
+    llm = scripted(*asked, probe, *asked, probe, resp(user_facing="끝"))
+    ag = agent(llm, demo_url)
+    assert ag.session(user_id=kim).send(secret).state["status"] == "submitted"
+    lee_reply = ag.session(user_id=lee).send("주문 건수는?")
+    assert lee_reply.state["status"] == "submitted"
+    lee_seen = [e for e in of(lee_reply.events, ToolResultEvent) if e.tool == "find_similar_query"]
+    assert [e.summary for e in lee_seen] == ["no similar query"]
+    assert len(llm.prompt_texts) == 7 and not any(tag in p for p in llm.prompt_texts[3:])  # lee's prompts
+    ag.session(user_id=kim).send("주문 건수 알려줘")
+    assert tag in llm.prompt_texts[-1]  # kim's own past question is an example for kim
+    assert llm.remaining == 0
+
+    settings = get_settings()
+    exported = export_user(kim, settings=settings)["data"]["text2sql"]["query_memory"]
+    assert [(e["question"], e["sql"]) for e in exported] == [(secret, sql)]
+    removed = delete_user(kim, settings=settings)
+    assert removed["text2sql"] == 1
+    assert export_user(kim, settings=settings)["data"]["text2sql"]["query_memory"] == []
+    lee_memory = export_user(lee, settings=settings)["data"]["text2sql"]["query_memory"]
+    assert [e["question"] for e in lee_memory] == ["주문 건수는?"]
+    delete_user(lee, settings=settings)

@@ -116,7 +116,8 @@ def test_unknown_tool_and_missing_parameter(ctx: ToolContext) -> None:
 
 def test_find_similar_query_offers_remembered_sql(agent_ctx: AgentContext, ctx: ToolContext) -> None:
     sql = "SELECT COUNT(*) FROM customers WHERE region_code = 'SEL'"
-    agent_ctx.memory.record(agent_ctx.fingerprint, "서울 고객 수는?", sql, success=True)
+    agent_ctx.memory.record(agent_ctx.fingerprint, "서울 고객 수는?", sql, success=True,
+                            scope=agent_ctx.memory_scope(ctx.user_id))
     result = execute_tool("find_similar_query", {"question": "서울 고객 수는?"}, ctx)
     assert result.ok and result.data["best_sql"] == sql
     assert result.data["action"] in {"IMMEDIATE_TEMPLATE_REUSE", "ADAPT_TEMPLATE"}

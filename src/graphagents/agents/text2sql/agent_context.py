@@ -124,6 +124,12 @@ class AgentContext:
         """Whose cached results a turn may see: the user's own, read from this database."""
         return cache_scope(user_id, self.db.url)
 
+    def memory_scope(self, user_id: str) -> Any:
+        """Whose past questions a turn may reuse and add to: the user's own, asked of this database."""
+        from .memory import MemoryScope
+
+        return MemoryScope.for_user(user_id, self.db.url)
+
     def sql_key(self, sql: str) -> str:
         return normalise_sql(sql, self.db.dialect) if sql.strip() else ""
 

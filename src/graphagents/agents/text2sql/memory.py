@@ -1,8 +1,13 @@
 """Similar-query memory (note 7.2): reuse the SQL of past successful questions.
 
 Rows live in the application database (SQLite or PostgreSQL through :mod:`graphagents.store`) so
-they survive restarts and are shared by server workers; they are scoped by schema fingerprint
-because SQL written for another schema is not a template for this one. Question embeddings are
+they survive restarts and are shared by server workers. They are scoped twice (issue 10): by user and
+database (:class:`MemoryScope`, the same hashed scope as the result cache), because a question is the
+asking user's data and must never become an example in another user's prompt; and by schema
+fingerprint, because SQL written for another schema is not a template for this one. Each row also
+carries a hash of its owner alone, so a user's rows can be exported and erased whatever database they
+were asked against (:func:`export_user_entries`, :func:`delete_user_entries`); neither hash shows
+the user id or the database URL. Question embeddings are
 stored with the row (base64 float32), so :meth:`QueryMemory.find` costs one query embedding plus
 one matrix product, whatever the number of remembered questions.
 
@@ -32,18 +37,53 @@ from graphagents.cache import literals
 from graphagents.retrieval import Embedder, matvec
 from graphagents.store import Database
 
+from .query_cache import cache_scope
+
 Action = Literal["IMMEDIATE_TEMPLATE_REUSE", "ADAPT_TEMPLATE", "GENERATE_NEW"]
 IMMEDIATE_THRESHOLD = 0.9
 ADAPT_THRESHOLD = 0.7
 
-_TABLE = "t2s_query_memory"
+_TABLE = "t2s_user_query_memory"
+# The table before issue 10: one pool shared by every user. Its rows cannot be attributed to anyone
+# (so neither exported nor erased per user) and must not reach any prompt: it is dropped.
+_LEGACY_TABLE = "t2s_query_memory"
 _DDL = (
     f"CREATE TABLE IF NOT EXISTS {_TABLE} ("
-    " entry_key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, question TEXT NOT NULL, sql TEXT NOT NULL,"
+    " entry_key TEXT PRIMARY KEY, scope TEXT NOT NULL, owner TEXT NOT NULL, fingerprint TEXT NOT NULL,"
+    " question TEXT NOT NULL, sql TEXT NOT NULL,"
     " successes INTEGER NOT NULL, failures INTEGER NOT NULL, uses INTEGER NOT NULL,"
     " value_mappings TEXT NOT NULL, embedding TEXT NOT NULL, updated_at DOUBLE PRECISION NOT NULL)"
 )
-_INDEX = f"CREATE INDEX IF NOT EXISTS {_TABLE}_fp ON {_TABLE} (fingerprint)"
+_INDEXES = (
+    f"CREATE INDEX IF NOT EXISTS {_TABLE}_scope_fp ON {_TABLE} (scope, fingerprint)",
+    f"CREATE INDEX IF NOT EXISTS {_TABLE}_owner ON {_TABLE} (owner)",
+)
+
+
+def ensure_table(db: Database) -> None:
+    """Create the memory table (and drop the unscoped one of earlier versions); idempotent."""
+    db.execute(f"DROP TABLE IF EXISTS {_LEGACY_TABLE}")
+    db.execute(_DDL)
+    for index in _INDEXES:
+        db.execute(index)
+
+
+def memory_owner(user_id: str) -> str:
+    """The owner column of a user's rows: a hash, so the table never shows the user id."""
+    return hashlib.sha256(f"text2sql-memory\x00{user_id}".encode()).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class MemoryScope:
+    """Whose memory a turn reads and writes: one user's, for one database (both only as hashes)."""
+
+    scope: str
+    owner: str
+
+    @classmethod
+    def for_user(cls, user_id: str, database: str) -> MemoryScope:
+        """The same scope as the result cache (:func:`.query_cache.cache_scope`): user + database URL."""
+        return cls(cache_scope(user_id, database), memory_owner(user_id))
 
 
 @dataclass(frozen=True)
@@ -72,7 +112,8 @@ def question_literals(question: str, entity_words: Iterable[str] = ()) -> frozen
 
 
 class QueryMemory:
-    """Past questions with their SQL, success counts and value mappings, per schema fingerprint.
+    """Past questions with their SQL, success counts and value mappings, per user scope and schema
+    fingerprint.
 
     ``entity_words`` are names a caller knows to be literal values (e.g. region or category names
     from :class:`~graphagents.agents.text2sql.value_mapping.ValueMapper`); the natural words of every
@@ -83,8 +124,7 @@ class QueryMemory:
         self.db = db
         self.embedder = embedder
         self.entity_words = frozenset(w for w in entity_words if w)
-        db.execute(_DDL)
-        db.execute(_INDEX)
+        ensure_table(db)
 
     def record(
         self,
@@ -93,13 +133,15 @@ class QueryMemory:
         sql: str,
         *,
         success: bool,
+        scope: MemoryScope,
         value_mappings: dict[str, Any] | None = None,
     ) -> None:
-        """Count one use of ``sql`` for ``question``; a repeat updates counts instead of adding a row."""
+        """Count one use of ``sql`` for ``question`` in ``scope``; a repeat updates counts instead of
+        adding a row."""
         question, sql = question.strip(), sql.strip()
         if not question or not sql:
             return
-        key = hashlib.sha256(f"{fingerprint}\x00{question}\x00{sql}".encode()).hexdigest()
+        key = hashlib.sha256(f"{scope.scope}\x00{fingerprint}\x00{question}\x00{sql}".encode()).hexdigest()
         mappings = json.dumps(value_mappings or {}, ensure_ascii=False, sort_keys=True, default=str)
         rows = self.db.fetchall(f"SELECT value_mappings FROM {_TABLE} WHERE entry_key = ?", (key,))
         if rows:
@@ -113,19 +155,20 @@ class QueryMemory:
             return
         vector = self.embedder.embed_one(question).astype(np.float32)
         self.db.execute(
-            f"INSERT INTO {_TABLE} (entry_key, fingerprint, question, sql, successes, failures, uses,"
-            " value_mappings, embedding, updated_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"
+            f"INSERT INTO {_TABLE} (entry_key, scope, owner, fingerprint, question, sql, successes, failures,"
+            " uses, value_mappings, embedding, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"
             " ON CONFLICT (entry_key) DO NOTHING",
-            (key, fingerprint, question, sql, int(success), int(not success), mappings,
+            (key, scope.scope, scope.owner, fingerprint, question, sql, int(success), int(not success), mappings,
              base64.b64encode(vector.tobytes()).decode("ascii"), time.time()),
         )
 
-    def find(self, fingerprint: str, question: str, k: int = 5) -> SimilarQueryResult:
-        """Top-``k`` remembered queries that succeeded at least once, and what to do with the best."""
+    def find(self, fingerprint: str, question: str, k: int = 5, *, scope: MemoryScope) -> SimilarQueryResult:
+        """Top-``k`` queries remembered in ``scope`` that succeeded at least once, and what to do with
+        the best. Another user's questions are never candidates."""
         rows = self.db.fetchall(
             f"SELECT question, sql, successes, failures, uses, value_mappings, embedding FROM {_TABLE}"
-            " WHERE fingerprint = ? AND successes > 0",
-            (fingerprint,),
+            " WHERE scope = ? AND fingerprint = ? AND successes > 0",
+            (scope.scope, fingerprint),
         )
         if not rows or not question.strip():
             return SimilarQueryResult("GENERATE_NEW", None, (), ())
@@ -169,6 +212,28 @@ class QueryMemory:
         return f"literals differ from the remembered question: replace [{changed}] with [{added}]"
 
 
+def export_user_entries(db: Database, user_id: str) -> list[dict[str, Any]]:
+    """Every row ``user_id`` owns, whatever database it was asked against (without the embedding)."""
+    ensure_table(db)
+    rows = db.fetchall(
+        f"SELECT fingerprint, question, sql, successes, failures, uses, value_mappings, updated_at FROM {_TABLE}"
+        " WHERE owner = ? ORDER BY updated_at, entry_key",
+        (memory_owner(user_id),),
+    )
+    return [{"fingerprint": fp, "question": q, "sql": sql, "successes": int(ok), "failures": int(bad),
+             "uses": int(uses), "value_mappings": json.loads(mappings), "updated_at": float(updated)}
+            for fp, q, sql, ok, bad, uses, mappings, updated in rows]
+
+
+def delete_user_entries(db: Database, user_id: str) -> int:
+    """Erase every row ``user_id`` owns; returns how many went."""
+    ensure_table(db)
+    owner = memory_owner(user_id)
+    count = int(db.fetchall(f"SELECT COUNT(*) FROM {_TABLE} WHERE owner = ?", (owner,))[0][0])
+    db.execute(f"DELETE FROM {_TABLE} WHERE owner = ?", (owner,))
+    return count
+
+
 _ADAPT_HINTS = (
     "check that every table and column of the template exists in the current schema",
     "verify value mappings (codes) for the new question's values",
@@ -177,8 +242,13 @@ _ADAPT_HINTS = (
 __all__ = [
     "ADAPT_THRESHOLD",
     "IMMEDIATE_THRESHOLD",
+    "MemoryScope",
     "QueryMemory",
     "SimilarQuery",
     "SimilarQueryResult",
+    "delete_user_entries",
+    "ensure_table",
+    "export_user_entries",
+    "memory_owner",
     "question_literals",
 ]

@@ -99,7 +99,8 @@ class Nodes:
         return self.brain.respond(state["question"], react, list(state.get("transcript", [])))
 
     def _context(self, state: Mapping[str, Any], react: ReactSessionState) -> ToolContext:
-        return ToolContext(self.agent, state["question"], last_error=react.last_error)
+        return ToolContext(self.agent, state["question"], last_error=react.last_error,
+                           user_id=state.get("user_id") or ANONYMOUS)
 
     def _policy(self, step: ReactStep, react: ReactSessionState, state: Mapping[str, Any]) -> Rewrite | None:
         return maybe_rewrite_tool_call_for_policy(step=step, state=react, question=state["question"],
@@ -142,7 +143,8 @@ class Nodes:
         return {"reply": reply}
 
     def _remember(self, question: str, sql: str, table: dict[str, Any], answer: str, *, user_id: str) -> None:
-        """Fill the query cache (scoped to the user) and the similar-query memory; neither may fail the turn."""
+        """Fill the query cache and the similar-query memory, both scoped to the user and database;
+        neither may fail the turn."""
         cache = self.agent.query_cache
         if cache is not None and not table.get("truncated"):
             try:
@@ -151,7 +153,8 @@ class Nodes:
             except Exception as exc:
                 log.warning("text2sql query cache put failed: %s", exc)
         try:
-            self.agent.memory.record(self.agent.fingerprint, question, sql, success=True)
+            self.agent.memory.record(self.agent.fingerprint, question, sql, success=True,
+                                     scope=self.agent.memory_scope(user_id))
         except Exception as exc:
             log.warning("text2sql memory record failed: %s", exc)
 

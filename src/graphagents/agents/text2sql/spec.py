@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from graphagents.artifacts import Artifact, SqlArtifact, TableArtifact
 from graphagents.errors import ConfigError
 from graphagents.registry import AgentSpec, SessionContext
+from graphagents.userdata import UserData, UserScope
 
 from .agent_context import DEFAULTS, MAX_CALLS_LIMIT
 from .confirm import parse_confirm_steps
@@ -91,6 +92,19 @@ def public_state(values: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _export_user(scope: UserScope) -> dict[str, Any]:
+    """The user's similar-query memory: the questions they asked and the SQL that answered them."""
+    from .memory import export_user_entries
+
+    return {"query_memory": export_user_entries(scope.database, scope.user_id)}
+
+
+def _delete_user(scope: UserScope) -> int:
+    from .memory import delete_user_entries
+
+    return delete_user_entries(scope.database, scope.user_id)
+
+
 def _cli() -> Any:
     from .cli import app
 
@@ -116,4 +130,5 @@ SPEC = AgentSpec(
     options_model=Text2SqlOptions,
     cli=_cli,
     eval_cli=_eval_cli,
+    user_data=UserData(export=_export_user, delete=_delete_user),
 )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphagents import toolloop
+from graphagents.registry import ANONYMOUS
 
 from ..agent_context import AgentContext
 
@@ -15,6 +16,7 @@ class ToolContext:
     agent: AgentContext
     question: str
     last_error: str = ""  # the latest database error: search_column_values reads hint columns from it
+    user_id: str = ANONYMOUS  # whose similar-query memory find_similar_query reads
 
     @property
     def db(self) -> Any:

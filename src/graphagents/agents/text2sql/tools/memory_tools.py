@@ -7,7 +7,8 @@ from .context import ToolContext, ToolResult
 
 def find_similar_query(params: dict[str, str], ctx: ToolContext) -> ToolResult:
     question = (params.get("question") or "").strip() or ctx.question
-    result = ctx.agent.memory.find(ctx.agent.fingerprint, question)
+    # only the asking user's own past questions (for this database): never another user's text
+    result = ctx.agent.memory.find(ctx.agent.fingerprint, question, scope=ctx.agent.memory_scope(ctx.user_id))
     if result.best is None and not result.candidates:
         return ToolResult(True, "No similar past query: write a new one (GENERATE_NEW).", "no similar query",
                           {"action": result.action})
