@@ -206,6 +206,28 @@ def test_query_cache_never_serves_one_users_result_to_another(demo_url: str) -> 
     assert llm.remaining == 0 and len(llm.prompts) == 6  # lee's question ran the whole loop again
 
 
+def test_erasure_reaches_the_users_cached_results(demo_url: str) -> None:
+    """Issue 10: erasing a user removes the results cached for them (their next question runs the
+    loop again) and leaves another user's cached result in place."""
+    from graphagents.settings import get_settings
+    from graphagents.userdata import delete_user
+
+    steps = (resp("search_tables", query="x"), resp("explain", sql=SQL), resp("submit_sql", sql=SQL))
+    llm = scripted(*steps, *steps, *steps)
+    ag = Agent(SPEC, llm=llm, checkpoint_url="memory", db=demo_url)
+    tag = uuid.uuid4().hex[:8]
+    kim, lee = f"kim-{tag}", f"lee-{tag}"
+    question = f"캐시 삭제 테스트 {tag}: 고객 수는?"
+    ag.session(user_id=kim).send(question)
+    ag.session(user_id=lee).send(question)
+    removed = delete_user(kim, settings=get_settings())
+    assert removed["text2sql"] >= 1
+    replies = [ag.session(user_id=kim).send(question), ag.session(user_id=lee).send(question)]
+    choices = [[e.choice for e in of(r.events, DecisionEvent) if e.kind == "query_cache"] for r in replies]
+    assert choices == [["miss"], ["hit"]]
+    assert llm.remaining == 0
+
+
 def test_graph_snapshot(demo_url: str) -> None:
     drawing = agent(scripted(), demo_url).graph.get_graph().draw_mermaid()
     assert_snapshot(drawing, SNAPSHOTS / "text2sql_graph.mmd")

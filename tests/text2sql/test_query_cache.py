@@ -115,3 +115,20 @@ def test_a_cached_result_belongs_to_its_user_and_database(backend: Cache) -> Non
     assert qc.get("fp", "서울 고객 수", scope=cache_scope("kim", "postgresql://app@db/tenant2")) is None
     assert cache_scope("kim", "a") == cache_scope("kim", "a") != cache_scope("kim\x00a", "")
     assert "kim" not in QueryCache.key("fp", "질문", KIM)  # keys never show who asked
+
+
+def test_erasing_a_user_removes_their_results_on_every_database_only(backend: Cache) -> None:
+    """Erasure (the user-data hook) reaches every result cached for the user, whichever database it
+    was read from, and leaves other users' results alone."""
+    qc = QueryCache(backend)
+    kim_pg = cache_scope("kim", "postgresql://app@db/tenant2")
+    lee = cache_scope("lee", "sqlite:///shop.db")
+    qc.put("fp", "서울 고객 수", {"rows": [[1]]}, scope=KIM)
+    qc.put("fp", "부산 고객 수", {"rows": [[2]]}, scope=kim_pg)
+    qc.put("fp", "서울 고객 수", {"rows": [[3]]}, scope=lee)
+    assert qc.delete_user("kim") == 2
+    assert qc.get("fp", "서울 고객 수", scope=KIM) is None
+    assert qc.get("fp", "부산 고객 수", scope=kim_pg) is None
+    assert qc.get("fp", "서울 고객 수", scope=lee) == {"rows": [[3]]}
+    assert qc.delete_user("kim") == 0
+

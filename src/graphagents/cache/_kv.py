@@ -40,6 +40,8 @@ class Cache(Protocol):
 
     def clear(self) -> None: ...
 
+    def delete_prefix(self, prefix: str) -> int: ...
+
 
 class MemoryCache:
     """LRU eviction past ``maxsize`` and expiry after ``ttl`` seconds (cachetools.TTLCache).
@@ -70,6 +72,14 @@ class MemoryCache:
         with self._lock:
             self._data.clear()
 
+    def delete_prefix(self, prefix: str) -> int:
+        """Remove every key that starts with ``prefix`` (a user's entries); how many were removed."""
+        with self._lock:
+            doomed = [k for k in self._data if k.startswith(prefix)]
+            for key in doomed:
+                self._data.pop(key, None)
+        return len(doomed)
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._data)
@@ -97,9 +107,28 @@ class RedisCache:
         self._client.delete(self._k(key))
 
     def clear(self) -> None:
-        keys = list(self._client.scan_iter(match=self._k("*")))
-        if keys:
-            self._client.delete(*keys)
+        self._delete_matching(self._k("*"))
+
+    def delete_prefix(self, prefix: str) -> int:
+        """Remove every key that starts with ``prefix`` (a user's entries); how many were removed."""
+        return self._delete_matching(self._k(_glob_escape(prefix)) + "*")
+
+    def _delete_matching(self, pattern: str) -> int:
+        removed = 0
+        batch: list[Any] = []
+        for key in self._client.scan_iter(match=pattern, count=500):
+            batch.append(key)
+            if len(batch) >= 500:
+                removed += int(self._client.delete(*batch))
+                batch = []
+        if batch:
+            removed += int(self._client.delete(*batch))
+        return removed
+
+
+def _glob_escape(text: str) -> str:
+    """``text`` as a literal inside a Redis MATCH pattern."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
 
 
 def open_cache(url: str | None, *, namespace: str, maxsize: int = 1000, ttl: float = 3600) -> Cache:

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graphagents.cache import open_cache
+from graphagents._connections import cache_for
 from graphagents.errors import ConfigError, ServiceUnavailableError
 from graphagents.settings import Settings
 
 from .db import Database, DatabaseError, QueryError, open_database
 from .guard import SQLGuard, normalise_sql
-from .query_cache import QueryCache, cache_scope
+from .query_cache import RESULTS_NAMESPACE, QueryCache, cache_scope
 
 DEFAULTS: dict[str, Any] = {
     "max_calls": 8,
@@ -106,9 +106,9 @@ class AgentContext:
     def __post_init__(self) -> None:
         self.guard = SQLGuard(self.db.dialect)
         self.fingerprint = self.db.fingerprint()
-        self.query_cache = (
-            QueryCache(open_cache(self.settings.cache_url, namespace="text2sql")) if self.options["cache"] else None
-        )
+        # the process's shared agent cache: the user-data hook erases a user's results from it
+        shared = cache_for(self.settings.cache_url, f"text2sql:{RESULTS_NAMESPACE}")
+        self.query_cache = QueryCache(shared) if self.options["cache"] else None
 
     @classmethod
     def open(cls, settings: Settings, options: Mapping[str, Any]) -> AgentContext:

@@ -24,13 +24,19 @@ _LEADING_PUNCT = re.compile(r"^[\s\"'`(\[]+")
 _ENDINGS = ("인가요", "일까요", "나요", "까요", "요")
 
 
+def user_prefix(user_id: str) -> str:
+    """The start of every key of one user's results (hashed: keys never show who asked), for erasure."""
+    return hashlib.sha256(f"user\x00{user_id}".encode()).hexdigest()[:16] + "."
+
+
 def cache_scope(user_id: str, database: str = "") -> str:
     """The scope of a cached result: who asked, against which database (hashed: keys never show either)."""
-    return hashlib.sha256(f"{user_id}\x00{database}".encode()).hexdigest()[:24]
+    return user_prefix(user_id) + hashlib.sha256(f"{user_id}\x00{database}".encode()).hexdigest()[:24]
 
 
 class QueryCache:
-    """Results of answered questions, keyed by ``<fingerprint>:<scope>:<sha256(normalised question)>``."""
+    """Results of answered questions, keyed by ``<scope>:<fingerprint>:<sha256(normalised question)>``
+    (the scope first, so that one user's entries share a prefix and can be erased together)."""
 
     def __init__(self, cache: Cache) -> None:
         self._cache = cache
@@ -54,7 +60,7 @@ class QueryCache:
     @classmethod
     def key(cls, fingerprint: str, question: str, scope: str) -> str:
         digest = hashlib.sha256(cls.normalise(question).encode("utf-8")).hexdigest()[:32]
-        return f"{fingerprint}:{scope}:{digest}"
+        return f"{scope}:{fingerprint}:{digest}"
 
     def get(self, fingerprint: str, question: str, *, scope: str) -> dict[str, Any] | None:
         """The result stored for this question under this scope (see :func:`cache_scope`), if any."""
@@ -69,5 +75,12 @@ class QueryCache:
     def invalidate(self, fingerprint: str, question: str, *, scope: str) -> None:
         self._cache.delete(self.key(fingerprint, question, scope))
 
+    def delete_user(self, user_id: str) -> int:
+        """Erase every result cached for this user, on every database; how many there were."""
+        return self._cache.delete_prefix(user_prefix(user_id))
 
-__all__ = ["QueryCache", "cache_scope"]
+
+__all__ = ["RESULTS_NAMESPACE", "QueryCache", "cache_scope", "user_prefix"]
+
+RESULTS_NAMESPACE = "results"
+"""The agent cache (``BuildContext.cache`` / ``UserScope.cache``) holding the results."""

@@ -100,9 +100,13 @@ def _export_user(scope: UserScope) -> dict[str, Any]:
 
 
 def _delete_user(scope: UserScope) -> int:
+    """The user's similar-query memory and every result cached for them (results are not exported:
+    they are copies of database rows, not something the user gave us)."""
     from .memory import delete_user_entries
+    from .query_cache import RESULTS_NAMESPACE, QueryCache
 
-    return delete_user_entries(scope.database, scope.user_id)
+    removed = delete_user_entries(scope.database, scope.user_id)
+    return removed + QueryCache(scope.cache(RESULTS_NAMESPACE)).delete_user(scope.user_id)
 
 
 def _cli() -> Any:
