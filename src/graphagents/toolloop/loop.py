@@ -195,7 +195,8 @@ class ToolLoop(Generic[Ctx, B]):
             raise
         except Exception as exc:  # a model that cannot be reached ends the turn, not the session
             log.warning("model call failed: %s: %s", type(exc).__name__, loggable(str(exc)))
-            emit(ErrorEvent(f"model call failed: {type(exc).__name__}: {exc}", code="model"))
+            # the exception's text stays in the log: it can hold provider URLs, ids or the prompt
+            emit(ErrorEvent(f"model call failed ({type(exc).__name__})", code="model"))
             return {"status": "error", "pending": None}
         step = outcome.step
         if outcome.path != "clean":
