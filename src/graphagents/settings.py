@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 __all__ = ["Settings", "get_settings"]
 
@@ -59,12 +61,23 @@ class Settings(BaseSettings):
     warm_on_start: bool = Field(
         True, description="the server builds every agent and loads the Korean analyser at start (/readyz waits)"
     )
-    warm_agents: list[str] | None = Field(
-        None, description='agents built at start, JSON list (unset = every registered agent), e.g. ["slotfill"]'
+    warm_agents: Annotated[list[str] | None, NoDecode] = Field(
+        None, description="agents built at start, comma-separated or a JSON list (unset = every registered agent)"
     )
     session_lock_lease: float = Field(
         30.0, ge=1, le=3600, description="Redis session-lock lease in seconds, renewed while a turn runs"
     )
+
+    @field_validator("warm_agents", mode="before")
+    @classmethod
+    def _agent_names(cls, value: Any) -> Any:
+        """``slotfill,rag`` or ``["slotfill", "rag"]`` from the environment; a list as it is."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [name.strip() for name in text.split(",") if name.strip()]
+        return value
 
     @property
     def resolved_checkpoint_url(self) -> str:

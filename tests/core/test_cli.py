@@ -175,3 +175,27 @@ def test_every_eval_command_writes_a_report() -> None:
         app.command()(spec.eval_cli())  # type: ignore[misc]
         options = {opt for param in get_command(app).params for opt in param.opts}
         assert "--report" in options, f"`graphagents eval {spec.name}` has no --report"
+
+
+def test_a_bad_setting_is_one_line_naming_the_variable(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from graphagents.settings import get_settings
+
+    monkeypatch.setenv("GRAPHAGENTS_PORT", "eighty")
+    get_settings.cache_clear()
+    try:
+        code, _, err = run_cli(monkeypatch, capsys, "doctor")
+    finally:
+        monkeypatch.delenv("GRAPHAGENTS_PORT")
+        get_settings.cache_clear()
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("error: setting GRAPHAGENTS_PORT: ") and "eighty" not in err
+
+
+@pytest.mark.parametrize(("raw", "names"), [("rag", ["rag"]), ("slotfill, rag", ["slotfill", "rag"]),
+                                            ('["text2sql"]', ["text2sql"])])
+def test_warm_agents_take_a_comma_list_or_json(monkeypatch: pytest.MonkeyPatch, raw: str, names: list[str]) -> None:
+    from graphagents.settings import Settings
+
+    monkeypatch.setenv("GRAPHAGENTS_WARM_AGENTS", raw)
+    assert Settings().warm_agents == names

@@ -348,9 +348,15 @@ def main() -> None:
         sys.exit(1)
     except Exception as exc:
         import click
+        from pydantic import ValidationError
 
         if isinstance(exc, click.ClickException):
             exc.show()
             sys.exit(exc.exit_code)
+        if isinstance(exc, ValidationError) and exc.title == "Settings":
+            first = exc.errors()[0]
+            name = "GRAPHAGENTS_" + ".".join(str(p) for p in first["loc"]).upper()
+            err_console.print(f"error: setting {name}: {first['msg']}", highlight=False, markup=False, soft_wrap=True)
+            sys.exit(2)
         err_console.print(f"error: {type(exc).__name__}: {exc}", highlight=False, markup=False, soft_wrap=True)
         sys.exit(1)
