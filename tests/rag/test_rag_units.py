@@ -78,3 +78,14 @@ def test_judge_scores_grounding_and_completeness(embedder: object) -> None:
     assert offline_feedback(question, invented, index, embedder)["grounding_score"] == 0.0
     framed = "문서에서 찾은 내용입니다 (원문 인용):\n- A sentence here. [1]\n※ note"
     assert answer_sentences(framed) == ["A sentence here."]
+
+
+def test_a_quoted_bullet_is_not_doubled(embedder: object) -> None:
+    """A passage sentence that starts with the source's own list bullet is quoted without it."""
+    docs = [{"id": "d1", "title": "Asthma", "text": "- Symptoms of asthma include wheezing, coughing and chest "
+             "tightness."}]
+    index = SentenceIndex.build(docs, embedder)
+    question = "What are the symptoms of asthma?"
+    got = compose(question, docs, index, embedder.embed_one(question))  # type: ignore[attr-defined]
+    assert not got.not_found
+    assert "\n- Symptoms of asthma include" in got.answer and "- - " not in got.answer

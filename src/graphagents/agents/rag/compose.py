@@ -41,6 +41,7 @@ NOT_FOUND_KO = "문서에서 이 질문에 대한 내용을 찾지 못했습니�
 NOT_FOUND_EN = "I could not find this in the documents."
 _ASPECT_WORDS = ASPECT_WORDS
 _WORD = re.compile(r"[a-z0-9]+")
+_BULLET = re.compile(r"^\s*(?:[-*•·]\s+)+")
 
 
 def safety_note(korean: bool) -> str:
@@ -175,7 +176,7 @@ def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceInd
     for i in chosen:
         sentence = index.items[i]
         ref = refs.setdefault(sentence.doc_index, len(refs) + 1)
-        lines.append(f"- {sentence.text} [{ref}]")
+        lines.append(f"- {_BULLET.sub('', sentence.text)} [{ref}]")  # the source's own bullet is dropped
         quoted.append(sentence.text)
     answer_text = " ".join(quoted) + " " + " ".join(_doc_title(docs, d) for d in refs)
     missing = [t for t in focus if not _contains(answer_text, t)]
