@@ -657,7 +657,10 @@ window.GA = window.GA || {};
   const SECTION_LABELS = { system: "시스템", profile: "프로필", evidence: "근거", history: "대화", query: "질문", generation: "답변" };
   const INTENT_LABELS = { greeting: "인사", simple: "간단", moderate: "보통", complex: "복합" };
   const PROFILE_LABELS = { demographics: "인적 사항", conditions: "질환", symptoms: "증상", medications: "복용 약", vitals: "활력 징후", labs: "검사 수치" };
-  const DEMO_LABELS = { age: "나이", sex: "성별", gender: "성별", height: "키", weight: "체중", pregnant: "임신" };
+  const DEMO_LABELS = { age: "나이", age_group: "연령대", age_range: "연령 범위", sex: "성별", gender: "성별", height: "키",
+    weight: "체중", pregnant: "임신" };
+  const DEMO_VALUES = { male: "남성", female: "여성", infant: "영아", child: "소아", adolescent: "청소년", adult: "성인",
+    older_adult: "노년", true: "예", false: "아니요" };
 
   function ragView(state, _view, extra) {
     const box = el("div", "view rag-view");
@@ -679,7 +682,7 @@ window.GA = window.GA || {};
       const pairs = [];
       const demo = profile.demographics || {};
       const demoText = Object.entries(demo).filter(([, v]) => v !== null && v !== "")
-        .map(([k, v]) => `${DEMO_LABELS[k] || k} ${k === "sex" || k === "gender" ? ({ male: "남성", female: "여성" }[v] || v) : GA.value(v)}`);
+        .map(([k, v]) => `${DEMO_LABELS[k] || k} ${DEMO_VALUES[String(v)] || GA.value(v)}`);
       if (demoText.length) pairs.push([PROFILE_LABELS.demographics, demoText.join(", ")]);
       for (const key of ["conditions", "symptoms"]) {
         if ((profile[key] || []).length) pairs.push([PROFILE_LABELS[key], profile[key].map((x) => (typeof x === "string" ? x : x.name || JSON.stringify(x))).join(", ")]);
