@@ -396,13 +396,15 @@ class SessionLocks:
             self._checkin(key)
 
     @contextlib.contextmanager
-    def hold(self, key: str) -> Iterator[None]:
-        """The sync twin of :meth:`ahold` (blocks the caller's thread, never the turn loop's)."""
+    def hold(self, key: str, wait: float | None = None) -> Iterator[None]:
+        """The sync twin of :meth:`ahold` (blocks the caller's thread, never the turn loop's);
+        ``wait`` overrides the bound of this one wait (seconds)."""
+        limit = self.wait if wait is None else wait
         lock = self._checkout(key)
         try:
-            deadline = time.monotonic() + self.wait
-            if not lock.acquire(self.wait):
-                raise _busy(self.wait)
+            deadline = time.monotonic() + limit
+            if not lock.acquire(limit):
+                raise _busy(limit)
             try:
                 if self.shared is None:
                     yield

@@ -36,7 +36,7 @@ from ._options import validate_options
 from ._sessions import SessionRecord
 from ._turn import STREAM_MODES, Turn, questions_of
 from .artifacts import Artifact
-from .errors import ConfigError, GraphAgentsError, InputError, SessionExistsError, UnknownSessionError
+from .errors import BusyError, ConfigError, GraphAgentsError, InputError, SessionExistsError, UnknownSessionError
 from .events import Event, FinalEvent, Question, jsonable
 from .llm import load_chat_model
 from .registry import ANONYMOUS, AgentSpec, BuildContext, EmbedderFactory, EmbedderLike, SessionContext, get_spec
@@ -289,6 +289,27 @@ class Session:
     def state(self) -> dict[str, Any]:
         snapshot = self.agent.graph.get_state(self.config)
         return jsonable(self.agent.spec.public_state(snapshot.values or {}))
+
+    def settle(self) -> bool:
+        """Finish a run that a crash cut short, so that reading the session shows every message it
+        took (the next message would finish it too, but the last message of a conversation has no
+        next one). Skipped while a turn holds the session: that turn finishes the run itself. True
+        when a run was finished."""
+        agent = self.agent
+        if agent.async_nodes:
+            return False  # finished by the next message on the turn loop
+        graph = agent.graph
+        try:
+            with agent._locks.hold(self.thread_id, wait=0.2):
+                turn = Turn(agent.spec, self.config, agent.step_cap)
+                snapshot = graph.get_state(turn.config)
+                if not turn.cut_short(snapshot):
+                    return False
+                for _chunk in graph.stream(None, turn.begin(snapshot), stream_mode=STREAM_MODES, subgraphs=True):
+                    pass  # nobody is streaming this session: the events of a recovery are not shown
+                return True
+        except BusyError:
+            return False
 
     @property
     def questions(self) -> list[Question]:

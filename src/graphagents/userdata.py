@@ -45,8 +45,9 @@ USERS = "users"
 def user_namespace(user_id: str, *labels: str) -> tuple[str, ...]:
     """The ``BaseStore`` namespace of a user's long-term memory: ``("users", user_id, *labels)``.
 
-    Items stored under it are exported and erased with the user's data without any hook."""
-    return (USERS, user_id, *labels)
+    Items stored under it are exported and erased with the user's data without any hook. The user id
+    is percent-encoded where a store label cannot hold it (``.``: ids like ``hana@example.com``)."""
+    return (USERS, user_id.replace("%", "%25").replace(".", "%2E"), *labels)
 
 
 @dataclass(frozen=True)

@@ -171,3 +171,17 @@ def test_cli_exports_and_deletes_with_keys(data_dir: Path, memo_spec: Any, tmp_p
     assert found(sqlite_bytes(data_dir), markers(a)) == []
     bad = cli("data", "delete", "--user", "not a user", "--yes")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "bad user id" in bad.stderr
+
+
+def test_a_user_id_with_periods_has_a_store_namespace() -> None:
+    """Ids like e-mail addresses or ``127.0.0.1`` are valid users; LangGraph's store refuses periods
+    in namespace labels, so the id is encoded there (reversibly, and never two ids to one label)."""
+    from langgraph.store.memory import InMemoryStore
+
+    from graphagents.userdata import user_namespace
+
+    store = InMemoryStore()
+    for uid in ("hana@example.com", "127.0.0.1", "a%2Eb", "a.b"):
+        store.put(user_namespace(uid, "notes"), "k", {"who": uid})
+    for uid in ("hana@example.com", "127.0.0.1", "a%2Eb", "a.b"):
+        assert [i.value["who"] for i in store.search(user_namespace(uid))] == [uid]

@@ -94,6 +94,30 @@ def test_a_crashed_run_is_finished_before_the_next_text_sqlite(tmp_path: Path, f
     _check_confirmed(_reloaded(settings, sid).send("네 맞아요"))
 
 
+def test_reading_a_session_finishes_a_crashed_run(tmp_path: Path, fresh_resources: None) -> None:
+    """The last message of a conversation has no next one: reading the session finishes its run."""
+    settings = Settings(data_dir=tmp_path)
+    sid = _crash_after_process(settings, _sqlite_delete(settings))
+    session = _reloaded(settings, sid)
+    assert session.settle() is True
+    assert session.pending is not None  # the run reached its question: the user is asked again
+    assert session.settle() is False  # nothing left to finish
+    _check_confirmed(session.send("네 맞아요"))
+
+
+def test_reading_a_crashed_session_over_http_finishes_its_run(tmp_path: Path, fresh_resources: None) -> None:
+    from fastapi.testclient import TestClient
+
+    from graphagents.server import create_app
+
+    settings = Settings(data_dir=tmp_path, warm_on_start=False)
+    sid = _crash_after_process(settings, _sqlite_delete(settings))
+    _connections.reset()
+    with TestClient(create_app(settings)) as client:
+        body = client.get(f"/api/agents/slotfill/sessions/{sid}").json()
+    assert body["pending"] and body["state"]["slots"]["customer_phone"] == NEW_PHONE
+
+
 def test_a_crashed_run_is_finished_on_the_async_path_too(tmp_path: Path, fresh_resources: None) -> None:
     settings = Settings(data_dir=tmp_path)
     sid = _crash_after_process(settings, _sqlite_delete(settings))

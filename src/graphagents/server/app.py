@@ -267,6 +267,7 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
     async def get_session(name: str, session_id: str, user_id: CurrentUser) -> dict[str, Any]:
         agent = await pool.get(name)
         session = await asyncio.to_thread(agent.get_session, session_id, user_id)
+        await asyncio.to_thread(session.settle)  # a run a crash cut short is finished before it is read
         state, questions = await asyncio.to_thread(lambda: (session.state, session.questions))
         return {
             "session_id": session.id, "agent": name, "user_id": session.user_id, "state": state,
