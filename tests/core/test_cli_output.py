@@ -13,21 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_cli import run_cli
 from typer.testing import CliRunner
 
-from graphagents.cli import main
 from graphagents.cli.render import format_cell, result_table
-
-
-def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["graphagents", *args])
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_ask_prints_the_answer_not_the_internals(example_spec: Any, monkeypatch: pytest.MonkeyPatch,
