@@ -91,15 +91,20 @@ def test_large_stores_search_an_hnsw_graph_and_rescore_exactly(tmp_path: Path, f
     graph = _open(tmp_path / "graph", fake, exact_limit=100)
     graph.upsert(docs)
     assert graph.snapshot().hnsw is not None and exact.snapshot().hnsw is None
+    found = wanted = 0
     for q in QUERIES:
-        want = [(h.id, h.score) for h in exact.search(q, 10, "dense")]
-        got = [(h.id, h.score) for h in graph.search(q, 10, "dense")]
-        assert got == want  # 600 points: the graph finds every true neighbour; scores are the exact cosines
+        truth = {h.id: h.score for h in exact.search(q, 600, "dense")}  # every cosine, exactly
+        want = [h.id for h in exact.search(q, 10, "dense")]
+        got = graph.search(q, 10, "dense")
+        assert all(h.score == truth[h.id] for h in got)  # candidates are re-scored exactly
+        assert [h.score for h in got] == sorted((h.score for h in got), reverse=True)
+        found, wanted = found + len({h.id for h in got} & set(want)), wanted + len(want)
+    assert found / wanted >= 0.9  # approximate: the graph may miss a true neighbour now and then
+    before = [(h.id, h.score) for h in graph.search(QUERIES[0], 10, "dense")]
     graph.close()
     reopened = _open(tmp_path / "graph", fake, exact_limit=100)
     assert reopened.snapshot().loaded_from_disk and reopened.snapshot().hnsw is not None
-    assert [h.id for h in reopened.search(QUERIES[0], 10, "dense")] == \
-        [h.id for h in exact.search(QUERIES[0], 10, "dense")]
+    assert [(h.id, h.score) for h in reopened.search(QUERIES[0], 10, "dense")] == before  # the same graph
 
 
 def test_ingest_saves_the_indexes_once_at_its_end(tmp_path: Path, fake: CountingFake,
