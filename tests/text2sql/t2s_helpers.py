@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
@@ -37,3 +38,8 @@ def temporary_pg_database(admin_url: str, prefix: str) -> Iterator[str]:
     finally:
         with psycopg.connect(admin_url, autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def rows(db: Any, sql: str) -> list[tuple[object, ...]]:
+    """Every row of ``sql`` on a text2sql ``Database`` (for comparing results in tests)."""
+    return list(db.fetch(sql, max_rows=100_000).rows)

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 import sqlglot
+from t2s_helpers import rows as _rows
 
 from graphagents.agents.text2sql.db import Database, open_database
-from graphagents.agents.text2sql.demo import build_sqlite, demo_questions_path
+from graphagents.agents.text2sql.demo import demo_questions_path
 from graphagents.agents.text2sql.evaluation.compare import matches_gold
 from graphagents.agents.text2sql.evaluation.questions import load_questions
 from graphagents.agents.text2sql.guard import SQLGuard
@@ -20,19 +21,6 @@ from graphagents.agents.text2sql.offline import ComposeContext, ComposeResult, c
 from graphagents.agents.text2sql.offline.dates import find_dates
 from graphagents.agents.text2sql.offline.parse import parse_question
 from graphagents.agents.text2sql.schema import load_schema_graph
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ComposeContext, Database]]:
-    root = tmp_path_factory.mktemp("offline_demo")
-    db = open_database(str(build_sqlite(root / "demo.sqlite")))
-    graph = load_schema_graph(db, data_dir=root / "graph")
-    yield ComposeContext(graph=graph, db=db, dialect="sqlite"), db
-    db.close()
-
-
-def _rows(db: Database, sql: str) -> list[tuple[object, ...]]:
-    return db.fetch(sql, max_rows=100_000).rows
 
 
 def test_demo_execution_accuracy(demo: tuple[ComposeContext, Database]) -> None:

@@ -7,33 +7,19 @@ reason that names the word. Either way the answer is never a confident wrong one
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from t2s_helpers import rows as _rows
 
 from graphagents.agents.text2sql.db import Database, open_database
-from graphagents.agents.text2sql.demo import build_sqlite, demo_questions_path
+from graphagents.agents.text2sql.demo import demo_questions_path
 from graphagents.agents.text2sql.evaluation import Question, load_questions, matches_gold
 from graphagents.agents.text2sql.offline import ComposeContext, compose
 from graphagents.agents.text2sql.offline.cues import find_cues
 from graphagents.agents.text2sql.offline.parse import parse_question
 from graphagents.agents.text2sql.offline.result import confidence_line, stated_confidence
 from graphagents.agents.text2sql.schema import load_schema_graph
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ComposeContext, Database]]:
-    root = tmp_path_factory.mktemp("offline_meaning")
-    db = open_database(str(build_sqlite(root / "demo.sqlite")))
-    graph = load_schema_graph(db, data_dir=root / "graph")
-    yield ComposeContext(graph=graph, db=db, dialect="sqlite"), db
-    db.close()
-
-
-def _rows(db: Database, sql: str) -> list[tuple[object, ...]]:
-    return db.fetch(sql, max_rows=100_000).rows
-
 
 # (question, gold): the composer must answer exactly this.
 ANSWERED = [
