@@ -9,7 +9,7 @@ throughput as a ratio of the first one (1 worker, SQLite) measured in the same r
 
     .venv/bin/python bench/server_load.py [--workers 1 2] [--backends sqlite postgres]
         [--sessions 20 50 100] [--pg postgresql://postgres@127.0.0.1:5432/test]
-    .venv/bin/python bench/server_load.py --profile 200   # cProfile of 200 turns in process
+    .venv/bin/python bench/server_load.py --in-process 1 20   # the turn without HTTP, as a baseline
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import httpx
 
 PG_DEFAULT = os.environ.get("GRAPHAGENTS_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
@@ -107,15 +108,28 @@ class Server:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
 
-    def rss_mb(self) -> float:
-        """Resident memory of the server's processes (the supervisor and its workers)."""
+    def pids(self) -> list[int]:
         assert self.proc is not None
         pids = [self.proc.pid]
         with contextlib.suppress(OSError):
             out = subprocess.run(["pgrep", "-g", str(self.proc.pid)], capture_output=True, text=True).stdout
             pids = [int(p) for p in out.split()]
+        return pids
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the server's processes so far."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for pid in self.pids():
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / ticks
+        return total
+
+    def rss_mb(self) -> float:
+        """Resident memory of the server's processes (the supervisor and its workers)."""
         total = 0
-        for pid in pids:
+        for pid in self.pids():
             with contextlib.suppress(OSError), open(f"/proc/{pid}/status") as fh:
                 for line in fh:
                     if line.startswith("VmRSS:"):
@@ -145,46 +159,49 @@ class Tally:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
 
-async def one_session(client: httpx.AsyncClient, i: int, tally: Tally) -> None:
+async def one_session(client: aiohttp.ClientSession, url: str, i: int, tally: Tally) -> None:
     turns, expected = conversation(i)
-    res = await client.post("/api/agents/slotfill/sessions", json={})
-    if res.status_code != 201:
-        tally.error(f"create {res.status_code}")
-        return
-    sid = res.json()["session_id"]
+    async with client.post(f"{url}/api/agents/slotfill/sessions", json={}) as res:
+        if res.status != 201:
+            tally.error(f"create {res.status}")
+            return
+        sid = (await res.json())["session_id"]
+    messages = f"{url}/api/agents/slotfill/sessions/{sid}/messages"
     final: dict[str, Any] | None = None
     state: Any = None
     for text in turns:
-        taken = False
+        taken, status, body = False, 0, ""
         for _attempt in range(5):
             started = time.perf_counter()
             try:
-                res = await client.post(f"/api/agents/slotfill/sessions/{sid}/messages", json={"text": text})
-            except httpx.TransportError as exc:  # the connection broke: was the message taken?
+                async with client.post(messages, json={"text": text}) as res:
+                    status, body, retry = res.status, await res.text(), res.headers.get("retry-after", "1")
+            except aiohttp.ClientError as exc:  # the connection broke: was the message taken?
                 tally.error(f"transport {type(exc).__name__}")
-                now = (await client.get(f"/api/agents/slotfill/sessions/{sid}")).json()["state"]
+                async with client.get(f"{url}/api/agents/slotfill/sessions/{sid}") as res:
+                    now = (await res.json())["state"]
                 if now != state:
                     state, taken = now, True
                     break
                 continue
-            if res.status_code in (409, 429, 503):  # busy: honour Retry-After, as a client should
-                tally.error(f"retried {res.status_code}")
-                await asyncio.sleep(float(res.headers.get("retry-after", "1")))
+            if status in (409, 429, 503):  # busy: honour Retry-After, as a client should
+                tally.error(f"retried {status}")
+                await asyncio.sleep(float(retry))
                 continue
             break
         if taken:
             final = {"state": state}
             continue
-        if res.status_code != 200:
-            tally.error(f"status {res.status_code}")
+        if status != 200:
+            tally.error(f"status {status}")
             return
-        final = final_of(res.text)
+        final = final_of(body)
         tally.latencies.append(time.perf_counter() - started)
         if final is None:
             tally.error("no final event")
             return
         state = final.get("state")
-        if "event: error" in res.text:
+        if "event: error" in body:
             tally.error("error event")
     slots = (final or {}).get("state", {}).get("slots")
     if slots != expected:
@@ -192,12 +209,14 @@ async def one_session(client: httpx.AsyncClient, i: int, tally: Tally) -> None:
 
 
 async def drive(url: str, sessions: int) -> tuple[Tally, float]:
+    """``sessions`` conversations at once, each on its own keep-alive connection (aiohttp: the
+    client's own CPU per turn stays small next to the server's, see the CPU/turn columns)."""
     tally = Tally()
-    # idle connections are dropped before uvicorn's 5 s keep-alive would close them under our feet
-    limits = httpx.Limits(max_connections=sessions + 10, max_keepalive_connections=sessions + 10, keepalive_expiry=3)
-    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+    connector = aiohttp.TCPConnector(limit=sessions + 10, keepalive_timeout=3)
+    timeout = aiohttp.ClientTimeout(total=120)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as client:
         started = time.perf_counter()
-        await asyncio.gather(*(one_session(client, i, tally) for i in range(sessions)))
+        await asyncio.gather(*(one_session(client, url, i, tally) for i in range(sessions)))
         return tally, time.perf_counter() - started
 
 
@@ -233,8 +252,9 @@ def run_config(backend: str, workers: int, counts: list[int], pg: str) -> list[d
             with Server(workers, env, Path(tmp)) as server:
                 asyncio.run(drive(server.url, 4))  # first turns on every worker, not measured
                 for n in counts:
-                    rss_before = server.rss_mb()
+                    rss_before, server_cpu, client_cpu = server.rss_mb(), server.cpu_seconds(), time.process_time()
                     tally, seconds = asyncio.run(drive(server.url, n))
+                    server_cpu, client_cpu = server.cpu_seconds() - server_cpu, time.process_time() - client_cpu
                     ready = httpx.get(f"{server.url}/readyz", timeout=10).json()
                     rows.append({
                         "backend": backend, "workers": workers, "sessions": n, "turns": len(tally.latencies),
@@ -242,6 +262,8 @@ def run_config(backend: str, workers: int, counts: list[int], pg: str) -> list[d
                         "p50_ms": pct(tally.latencies, 50) * 1000, "p99_ms": pct(tally.latencies, 99) * 1000,
                         "errors": dict(tally.errors), "wrong_slots": len(tally.wrong),
                         "rss_growth_mb": server.rss_mb() - rss_before, "turns_left_running": ready.get("turns"),
+                        "server_cpu_ms_per_turn": server_cpu * 1000 / max(len(tally.latencies), 1),
+                        "client_cpu_ms_per_turn": client_cpu * 1000 / max(len(tally.latencies), 1),
                     })
                     print_row(rows[-1], None)
         finally:
@@ -255,35 +277,48 @@ def print_row(row: dict[str, Any], baseline: float | None) -> None:
     errors = ", ".join(f"{k}: {v}" for k, v in row["errors"].items()) or "none"
     print(f"{row['backend']:8} workers={row['workers']} N={row['sessions']:3}  {row['turns']:4} turns in "
           f"{row['seconds']:5.1f} s = {row['turns_per_s']:6.1f} turns/s{ratio}  p50 {row['p50_ms']:6.0f} ms  "
-          f"p99 {row['p99_ms']:6.0f} ms  wrong slots {row['wrong_slots']}  errors: {errors}  "
+          f"p99 {row['p99_ms']:6.0f} ms  CPU/turn server {row['server_cpu_ms_per_turn']:4.1f} ms "
+          f"client {row['client_cpu_ms_per_turn']:4.1f} ms  wrong slots {row['wrong_slots']}  errors: {errors}  "
           f"RSS +{row['rss_growth_mb']:.0f} MB  turns still running: {row['turns_left_running']}", flush=True)
 
 
-def profile(turns: int) -> None:
-    """cProfile of ``turns`` slotfill turns through the ASGI app in process (the server's own work)."""
-    import cProfile
-    import pstats
-
-    from graphagents.server import create_app
+def in_process(sessions: int, concurrency: int) -> None:
+    """The same conversations through ``Session.asend`` in this process, no HTTP: what a turn costs
+    the agent, its checkpointer and the turn loop alone (the HTTP runs add the server and client)."""
+    import graphagents as ga
     from graphagents.settings import Settings
 
-    async def run() -> None:
-        app = create_app(Settings(data_dir=Path(tempfile.mkdtemp(prefix="ga-prof-")), warm_on_start=False))
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=60) as client:
-            tally = Tally()
-            await one_session(client, 0, tally)  # warm: Kiwi, the agent, the savers
-            sessions = max(1, turns // 8)
-            prof = cProfile.Profile()
+    agent = ga.load("slotfill", settings=Settings(data_dir=Path(tempfile.mkdtemp(prefix="ga-inproc-")),
+                                                  warm_on_start=False))
+    tally = Tally()
+
+    async def one(i: int) -> None:
+        turns, expected = conversation(i)
+        session = await asyncio.to_thread(agent.session)
+        reply = None
+        for text in turns:
             started = time.perf_counter()
-            prof.enable()
-            await asyncio.gather(*(one_session(client, i, tally) for i in range(1, sessions + 1)))
-            prof.disable()
-            took = time.perf_counter() - started
-            print(f"{len(tally.latencies) - 8} turns in {took:.2f} s in process = "
-                  f"{(len(tally.latencies) - 8) / took:.0f} turns/s; wrong slots {len(tally.wrong)}")
-            stats = pstats.Stats(prof)
-            stats.sort_stats("cumulative").print_stats(35)
+            reply = await session.asend(text)
+            tally.latencies.append(time.perf_counter() - started)
+        if reply is None or reply.state.get("slots") != expected:
+            tally.wrong.append(session.id)
+
+    async def run() -> None:
+        await one(0)  # warm: Kiwi, the agent, the saver
+        tally.latencies.clear()
+        gate = asyncio.Semaphore(concurrency)
+
+        async def gated(i: int) -> None:
+            async with gate:
+                await one(i)
+
+        started, cpu = time.perf_counter(), time.process_time()
+        await asyncio.gather(*(gated(i) for i in range(1, sessions + 1)))
+        took, cpu = time.perf_counter() - started, time.process_time() - cpu
+        n = len(tally.latencies)
+        print(f"in process, {concurrency} at once: {n} turns in {took:.2f} s = {n / took:.1f} turns/s, "
+              f"CPU {cpu * 1000 / n:.1f} ms/turn, p50 {pct(tally.latencies, 50) * 1000:.0f} ms, "
+              f"p99 {pct(tally.latencies, 99) * 1000:.0f} ms, wrong slots {len(tally.wrong)}")
 
     asyncio.run(run())
 
@@ -294,10 +329,12 @@ def main() -> None:
     parser.add_argument("--backends", nargs="+", default=["sqlite", "postgres"], choices=["sqlite", "postgres"])
     parser.add_argument("--sessions", type=int, nargs="+", default=[20, 50, 100])
     parser.add_argument("--pg", default=PG_DEFAULT, help="an admin URL; the bench creates and drops its database")
-    parser.add_argument("--profile", type=int, default=0, help="profile this many turns in process instead")
+    parser.add_argument("--in-process", type=int, nargs="*", metavar="CONCURRENCY",
+                        help="measure turns through Session.asend without HTTP instead, at these concurrencies")
     args = parser.parse_args()
-    if args.profile:
-        profile(args.profile)
+    if args.in_process is not None:
+        for concurrency in args.in_process or [1, 20]:
+            in_process(int(os.environ.get("GA_BENCH_SESSIONS", "60")), concurrency)
         return
     backends = list(args.backends)
     if "postgres" in backends:

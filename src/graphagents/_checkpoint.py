@@ -1,21 +1,66 @@
 """Open the LangGraph checkpointer named by a URL: SQLite file, PostgreSQL, or memory.
 
 Each URL gets a sync saver (``send``/``stream`` on graphs without async nodes, ``get_state``) and,
-for async turns, an async saver on the same storage (``AsyncSqliteSaver`` / ``AsyncPostgresSaver``),
-opened on the runtime's turn loop. The in-memory saver serves both.
+for async turns, an async one. PostgreSQL has a real async saver (``AsyncPostgresSaver``, opened on
+the runtime's turn loop). A SQLite file and memory have one saver for both: :class:`SqliteCheckpointer`
+answers the async calls inline, because a local SQLite read or write takes well under a
+millisecond, and handing each one to aiosqlite's thread cost more than the query itself (about a
+third of a turn's CPU, see bench/server_load.py).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+)
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
 
 from .errors import ConfigError, ServiceUnavailableError, redact_url
 from .store import POSTGRES_PREFIXES, sqlite_path
 
 PG_CONNECTION_KWARGS = {"autocommit": True, "prepare_threshold": 0}
+
+
+class SqliteCheckpointer(SqliteSaver):
+    """LangGraph's ``SqliteSaver`` whose async methods run the sync ones inline.
+
+    The connection is in WAL mode with ``synchronous=NORMAL``: a killed process loses nothing it
+    committed; only a power cut or an OS crash can take back the last commits (SQLite's documented
+    trade-off for WAL). The saver's own lock keeps sync callers in other threads and the turn loop
+    off each other; a call blocks the turn loop for the length of one local query."""
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return self.get_tuple(config)
+
+    async def alist(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+                    before: RunnableConfig | None = None, limit: int | None = None) -> AsyncIterator[CheckpointTuple]:
+        for item in self.list(config, filter=filter, before=before, limit=limit):
+            yield item
+
+    async def aput(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+                   new_versions: ChannelVersions) -> RunnableConfig:
+        return self.put(config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
+                          task_path: str = "") -> None:
+        self.put_writes(config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        self.delete_thread(thread_id)
+
+    async def aget_delta_channel_history(self, *, config: RunnableConfig,
+                                         channels: Sequence[str]) -> Mapping[str, Any]:
+        return self.get_delta_channel_history(config=config, channels=channels)
 
 
 def _check_url(url: str) -> None:
@@ -33,38 +78,26 @@ def open_checkpointer(url: str) -> BaseCheckpointSaver:
         return InMemorySaver()
     if url.startswith(POSTGRES_PREFIXES):
         return _open_postgres(url)
-    from langgraph.checkpoint.sqlite import SqliteSaver
-
     path = sqlite_path(url)
     try:
         conn = sqlite3.connect(path, check_same_thread=False, timeout=30)
         conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")  # durable against a killed process (see SqliteCheckpointer)
         conn.execute("PRAGMA secure_delete=ON")  # a deleted thread leaves no bytes behind
     except sqlite3.Error as exc:
         raise ServiceUnavailableError(f"cannot open checkpoint database {str(path)!r}: {exc}") from exc
-    saver = SqliteSaver(conn)
+    saver = SqliteCheckpointer(conn)
     saver.setup()
     return saver
 
 
 async def open_async_checkpointer(url: str) -> BaseCheckpointSaver:
-    """The async twin of :func:`open_checkpointer`, bound to the running loop (call it on the turn loop)."""
+    """The async saver of a PostgreSQL ``url``, bound to the running loop (call it on the turn loop).
+    SQLite and memory need none: their sync saver answers async calls too."""
     _check_url(url)
-    if url.startswith(POSTGRES_PREFIXES):
-        return await _open_async_postgres(url)
-    import aiosqlite
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
-    path = sqlite_path(url)
-    try:
-        conn = await aiosqlite.connect(path, timeout=30)
-        await conn.execute("PRAGMA journal_mode=WAL")
-        await conn.execute("PRAGMA secure_delete=ON")
-    except sqlite3.Error as exc:
-        raise ServiceUnavailableError(f"cannot open checkpoint database {str(path)!r}: {exc}") from exc
-    saver = AsyncSqliteSaver(conn)
-    await saver.setup()
-    return saver
+    if not url.startswith(POSTGRES_PREFIXES):
+        raise ConfigError("only a PostgreSQL checkpointer has a separate async saver")
+    return await _open_async_postgres(url)
 
 
 def _postgres_missing(exc: ImportError) -> ConfigError:
@@ -117,7 +150,7 @@ async def _open_async_postgres(url: str) -> BaseCheckpointSaver:
 
 
 async def aclose_saver(saver: BaseCheckpointSaver) -> None:
-    """Close what an async saver holds (aiosqlite connection or async pool)."""
+    """Close what an async saver holds (its async pool)."""
     conn = getattr(saver, "conn", None)
     close = getattr(conn, "close", None)
     if close is not None:

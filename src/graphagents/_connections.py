@@ -12,7 +12,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore
 
 from . import _loop
-from ._checkpoint import aclose_saver, close_saver, open_async_checkpointer, open_checkpointer
+from ._checkpoint import SqliteCheckpointer, aclose_saver, close_saver, open_async_checkpointer, open_checkpointer
 from ._longterm import close_store, open_store
 from ._sessions import SessionStore
 from .cache import Cache, SemanticCache, open_cache, open_semantic_cache
@@ -36,9 +36,9 @@ def checkpointer_for(url: str) -> BaseCheckpointSaver:
 
 async def async_checkpointer_for(url: str) -> BaseCheckpointSaver:
     """The async saver for ``url``, opened on (and bound to) the turn loop: await it there. The sync
-    in-memory saver serves both paths."""
+    savers of memory and SQLite serve both paths."""
     sync = checkpointer_for(url)
-    if isinstance(sync, InMemorySaver):
+    if isinstance(sync, InMemorySaver | SqliteCheckpointer):
         return sync
     with _lock:
         saver = _async_checkpointers.get(url)

@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import queue
 import re
+import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -439,38 +440,36 @@ class Session:
         """The async twin of ``stream``: the turn runs on the turn loop with ``graph.astream``; events
         cross to the caller's loop. Bad input raises here, before anything is streamed. A caller that
         stops listening does not stop the turn: it finishes and is checkpointed."""
-        clean = self._validate(text)
-        items = self._submit(clean)
-        return self._drain(items, started=False)
+        return _flatten(self._submit(self._validate(text)).bursts())
 
     async def astart(self, text: str) -> AsyncIterator[Event]:
         """Like ``astream``, but returns only once the turn holds its session lock, so that bad input,
         a busy session (``BusyError``) or a store outage raise here, before any response starts.
         Waiting for the lock holds no thread."""
-        clean = self._validate(text)
-        items = self._submit(clean)
-        first = await items.get()
+        return _flatten(await self.astart_bursts(text))
+
+    async def astart_bursts(self, text: str) -> AsyncIterator[list[Event]]:
+        """``astart`` for a caller that writes events out (the server): the events come in bursts,
+        every event the turn emitted since the caller last looked, so that one write (one SSE chunk)
+        carries them all. Raises like ``astart``."""
+        pipe = self._submit(self._validate(text))
+        first = await pipe.get()
         if isinstance(first, BaseException):
             raise first
         if first is _END:
             raise RuntimeError("the turn ended before it started")
-        return self._drain(items, started=True)
+        return pipe.bursts()
 
-    def _submit(self, text: str) -> asyncio.Queue[Any]:
-        loop = asyncio.get_running_loop()
-        items: asyncio.Queue[Any] = asyncio.Queue()
-
-        def put(item: Any) -> None:
-            with contextlib.suppress(RuntimeError):  # the caller's loop is gone; the turn still ends
-                loop.call_soon_threadsafe(items.put_nowait, item)
+    def _submit(self, text: str) -> _Pipe:
+        pipe = _Pipe(asyncio.get_running_loop())
 
         async def produce() -> None:
             try:
-                await self._arun(text, put)
+                await self._arun(text, pipe.put)
             except BaseException as exc:
-                put(exc)
+                pipe.put(exc)
             finally:
-                put(_END)
+                pipe.put(_END)
 
         if _loop.on_turn_loop():  # called from inside another turn (an async node)
             task = asyncio.ensure_future(produce())
@@ -478,18 +477,68 @@ class Session:
             task.add_done_callback(_background.discard)
         else:
             _loop.submit(produce(), self.agent.settings.turn_workers)
-        return items
-
-    @staticmethod
-    async def _drain(items: asyncio.Queue[Any], *, started: bool) -> AsyncIterator[Event]:
-        while (item := await items.get()) is not _END:
-            if isinstance(item, BaseException):
-                raise item
-            if item is not STARTED:
-                yield item  # type: ignore[misc]
+        return pipe
 
     async def asend(self, text: str) -> Reply:
         return Reply.from_events([ev async for ev in self.astream(text)])
+
+
+class _Pipe:
+    """A turn's items crossing from the turn loop to the caller's loop, a burst at a time: the
+    caller's loop is woken once per burst, however many events the turn put meanwhile (the put of
+    each event used to wake it, and each event was a write of its own)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._bursts: asyncio.Queue[list[Any]] = asyncio.Queue()
+        self._pending: list[Any] = []
+        self._guard = threading.Lock()
+        self._head: list[Any] = []
+
+    def put(self, item: Any) -> None:
+        """From any thread: an event, STARTED, an exception, or _END."""
+        with self._guard:
+            self._pending.append(item)
+            wake = len(self._pending) == 1
+        if wake:
+            with contextlib.suppress(RuntimeError):  # the caller's loop is gone; the turn still ends
+                self._loop.call_soon_threadsafe(self._deliver)
+
+    def _deliver(self) -> None:
+        with self._guard:
+            burst, self._pending = self._pending, []
+        self._bursts.put_nowait(burst)
+
+    async def get(self) -> Any:
+        """The next single item (how ``astart`` waits for STARTED or the error that came instead)."""
+        while not self._head:
+            self._head = await self._bursts.get()
+        return self._head.pop(0)
+
+    async def bursts(self) -> AsyncIterator[list[Event]]:
+        """Bursts of events until the turn ends; an exception the turn put is raised here."""
+        ended = False
+        while not ended:
+            burst, self._head = self._head or await self._bursts.get(), []
+            events: list[Event] = []
+            for item in burst:
+                if item is _END:
+                    ended = True
+                    break
+                if isinstance(item, BaseException):
+                    if events:
+                        yield events
+                    raise item
+                if item is not STARTED:
+                    events.append(item)
+            if events:
+                yield events
+
+
+async def _flatten(bursts: AsyncIterator[list[Event]]) -> AsyncIterator[Event]:
+    async for burst in bursts:
+        for event in burst:
+            yield event
 
 
 def _needs_deep(snapshot: Any) -> bool:

@@ -24,7 +24,32 @@ def test_sync_and_async_turns_share_one_session(example_spec: Any) -> None:
     assert asyncio.run(s.asend("hi")).text == "What is your name?"
     assert s.send("Ada").text == "Hello Ada! Favourite colour?"
     assert asyncio.run(s.asend("blue")).text == "Ada likes blue."
-    assert type(_loop.run(_connections.async_checkpointer_for(agent.checkpoint_url))).__name__ == "AsyncSqliteSaver"
+    # one SQLite saver serves both paths: its async calls run inline, no aiosqlite thread per query
+    assert _loop.run(_connections.async_checkpointer_for(agent.checkpoint_url)) is agent.checkpointer
+
+
+def test_sqlite_checkpointer_answers_async_calls_inline_in_wal_with_normal_sync(tmp_path: Path) -> None:
+    from graphagents._checkpoint import SqliteCheckpointer, open_checkpointer
+
+    saver = open_checkpointer(f"sqlite:///{tmp_path / 'c.sqlite'}")
+    assert isinstance(saver, SqliteCheckpointer)
+    assert saver.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert saver.conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    threads: list[int] = []
+    real_get = saver.get_tuple
+
+    def get_tuple(config: Any) -> Any:
+        threads.append(threading.get_ident())
+        return real_get(config)
+
+    saver.get_tuple = get_tuple  # type: ignore[method-assign]
+
+    async def read() -> tuple[Any, int]:
+        got = await saver.aget_tuple({"configurable": {"thread_id": "t", "checkpoint_ns": ""}})
+        return got, threading.get_ident()
+
+    got, loop_thread = asyncio.run(read())
+    assert got is None and threads == [loop_thread]
 
 
 async def test_async_turns_of_one_session_run_one_after_the_other(trip_spec: Any) -> None:

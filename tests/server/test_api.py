@@ -156,8 +156,9 @@ async def test_a_failure_after_the_stream_started_becomes_error_and_final_frames
     from graphagents.server.sse import encode_stream
 
     async def broken() -> AsyncIterator[Any]:
-        yield TokenEvent("partial")
+        yield [TokenEvent("partial")]
         raise RuntimeError("saver vanished")
 
-    frames = [(f.event, f.data) async for f in encode_stream(broken())]
-    assert [kind for kind, _ in frames] == ["token", "error", "final"]
+    body = b"".join([chunk async for chunk in encode_stream(broken())]).decode()
+    frames = [line.split(":", 1)[1].strip() for line in body.splitlines() if line.startswith("event:")]
+    assert frames == ["token", "error", "final"]

@@ -286,11 +286,11 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
         await access.before_turn(user_id)  # 429 while the user's model-token window is spent
         admission.enter()  # 503 when the process already runs all the turns it admits
         try:
-            events = await session.astart(body.text)  # holds the session lock; raises before streaming
+            bursts = await session.astart_bursts(body.text)  # holds the session lock; raises before streaming
         except BaseException:
             admission.leave()
             raise
-        return EventSourceResponse(encode_stream(admission.admit(access.metered(events, user_id))), ping=15)
+        return EventSourceResponse(encode_stream(admission.admit(access.metered(bursts, user_id))), ping=15)
 
     static_dir = importlib_resources.files("graphagents.server") / "static"
 

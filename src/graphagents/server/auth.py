@@ -155,12 +155,13 @@ class AccessControl:
         if limited is not None:
             raise LimitExceeded(limited)
 
-    async def metered(self, events: AsyncIterator[Event], user_id: str) -> AsyncIterator[Event]:
-        """Pass a turn's events through, adding its model tokens to the user's window at the end."""
-        async for event in events:
-            if isinstance(event, FinalEvent) and event.usage is not None:
-                await self.limiter.add_tokens(user_id, event.usage.input_tokens + event.usage.output_tokens)
-            yield event
+    async def metered(self, bursts: AsyncIterator[list[Event]], user_id: str) -> AsyncIterator[list[Event]]:
+        """Pass a turn's bursts of events through, adding its model tokens to the user's window at the end."""
+        async for burst in bursts:
+            for event in burst:
+                if isinstance(event, FinalEvent) and event.usage is not None:
+                    await self.limiter.add_tokens(user_id, event.usage.input_tokens + event.usage.output_tokens)
+            yield burst
 
 
 def _unauthorized(message: str) -> Rejected:

@@ -20,14 +20,17 @@ from ..events import ErrorEvent, Event, FinalEvent
 log = logging.getLogger("graphagents.server")
 
 
-def encode(event: Event) -> ServerSentEvent:
-    return ServerSentEvent(data=json.dumps(event.to_dict(), ensure_ascii=False), event=event.type)
+def encode(event: Event) -> bytes:
+    """One SSE frame: ``event: <type>``, ``data: <event JSON>``."""
+    return ServerSentEvent(data=json.dumps(event.to_dict(), ensure_ascii=False), event=event.type).encode()
 
 
-async def encode_stream(events: AsyncIterator[Event]) -> AsyncIterator[ServerSentEvent]:
+async def encode_stream(bursts: AsyncIterator[list[Event]]) -> AsyncIterator[bytes]:
+    """One chunk per burst of events (every frame the turn had ready), so that a turn is a few
+    writes rather than one per event."""
     try:
-        async for event in events:
-            yield encode(event)
+        async for burst in bursts:
+            yield b"".join(encode(event) for event in burst)
     except Exception as exc:
         ref = uuid.uuid4().hex[:8]
         log.error("a turn failed after its response started (ref %s)", ref, exc_info=exc)
