@@ -5,6 +5,11 @@ here with ``graph.astream``: async nodes are awaited on this loop, sync nodes ru
 thread pool (``Settings.turn_workers`` threads), never in the executor of the caller's loop that
 ``asyncio.to_thread`` shares. Async checkpointers are bound to this loop, so they work whichever
 loop (or thread) the caller uses, including a new loop per test.
+
+``graphagents serve`` makes the server's own loop the turn loop (:func:`adopt`): a request's turn
+then runs on the loop that serves it, with no hop between threads for the turn or its events
+(about an eighth of a turn's CPU in bench/server_load.py). Only a loop that lives as long as the
+process may be adopted.
 """
 
 from __future__ import annotations
@@ -39,6 +44,18 @@ def turn_loop(workers: int = 8) -> asyncio.AbstractEventLoop:
             ready.wait()
             _loop = loop
         return _loop
+
+
+def adopt(loop: asyncio.AbstractEventLoop, workers: int = 8) -> bool:
+    """Make ``loop`` (running in the caller's thread) the turn loop, with a pool of ``workers``
+    threads for sync nodes. False, and nothing changes, when another turn loop already runs."""
+    global _loop
+    with _lock:
+        if _loop is not None and not _loop.is_closed() and _loop is not loop:
+            return False
+        loop.set_default_executor(ThreadPoolExecutor(workers, thread_name_prefix="graphagents-turn"))
+        _loop = loop
+        return True
 
 
 def submit(coro: Coroutine[Any, Any, T], workers: int = 8) -> Future[T]:

@@ -148,6 +148,7 @@ class Agent:
         self.llm = load_chat_model(llm if llm is not None else self.settings.llm)
         role_specs: dict[str, str | BaseChatModel] = {**self.settings.models, **(models or {})}
         self.models = {role: load_chat_model(m) for role, m in role_specs.items()}
+        self.uses_models = self.llm is not None or any(m is not None for m in self.models.values())
         self.checkpoint_url = checkpoint_url or self.settings.resolved_checkpoint_url
         self.checkpointer = _connections.checkpointer_for(self.checkpoint_url)
         self.sessions = _connections.session_store_for(self.settings.resolved_database_url)
@@ -302,7 +303,7 @@ class Session:
         graph = agent.graph
         try:
             with agent._locks.hold(self.thread_id, wait=0.2):
-                turn = Turn(agent.spec, self.config, agent.step_cap)
+                turn = Turn(agent.spec, self.config, agent.step_cap, record_usage=agent.uses_models)
                 snapshot = graph.get_state(turn.config)
                 if not turn.cut_short(snapshot):
                     return False
@@ -361,7 +362,7 @@ class Session:
         graph = agent.graph
         with agent._locks.hold(self.thread_id):
             self._still_there()
-            turn = Turn(agent.spec, self.config, agent.step_cap)
+            turn = Turn(agent.spec, self.config, agent.step_cap, record_usage=agent.uses_models)
             snapshot = graph.get_state(turn.config)
             try:
                 if turn.cut_short(snapshot):  # finish what a crash interrupted before reading the text
@@ -415,7 +416,7 @@ class Session:
         async with agent._locks.ahold(self.thread_id):
             await asyncio.to_thread(self._still_there)
             put(STARTED)
-            turn = Turn(agent.spec, self.config, agent.step_cap)
+            turn = Turn(agent.spec, self.config, agent.step_cap, record_usage=agent.uses_models)
             snapshot = await graph.aget_state(turn.config)
             try:
                 if turn.cut_short(snapshot):  # finish what a crash interrupted before reading the text

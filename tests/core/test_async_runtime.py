@@ -146,3 +146,44 @@ def test_a_crash_inside_an_async_turn_is_an_error_event(trip_spec: Any, monkeypa
     assert any(ref in r.getMessage() and "chart library missing" in r.exc_text for r in caplog.records if r.exc_text)
     assert not reply.done and "죄송합니다" in reply.text
     assert [q.text for q in s.questions] == []  # the session stays usable: the run can be retried
+
+
+ADOPTED = """
+import asyncio, threading
+import graphagents as ga
+from graphagents import _loop
+
+async def main():
+    assert _loop.adopt(asyncio.get_running_loop(), 2)
+    session = await asyncio.to_thread(ga.load("slotfill").session)
+    reply = await session.asend("안녕하세요")
+    assert reply.text and not reply.done
+    names = [t.name for t in threading.enumerate()]
+    assert "graphagents-turn-loop" not in names, names
+    assert _loop.turn_loop() is asyncio.get_running_loop()
+    print("adopted")
+
+asyncio.run(main())
+"""
+
+
+def test_a_server_loop_adopted_as_the_turn_loop_runs_the_turns_itself(tmp_path: Path) -> None:
+    """What ``graphagents serve`` does: turns run on the server's loop, no turn-loop thread starts."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", ADOPTED], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "GRAPHAGENTS_DATA_DIR": str(tmp_path)})
+    assert done.returncode == 0 and done.stdout.strip() == "adopted", done.stderr[-2000:]
+
+
+def test_no_loop_is_adopted_while_another_turn_loop_runs() -> None:
+    running = _loop.turn_loop()
+    other = asyncio.new_event_loop()
+    try:
+        assert not _loop.adopt(other)
+        assert _loop.turn_loop() is running
+    finally:
+        other.close()
+

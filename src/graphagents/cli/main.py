@@ -262,7 +262,7 @@ def serve(
     check_port_free(h, p)
     if workers == 1:
         err_console.print(f"graphagents on http://{h}:{p}  (LLM: {settings.llm})")
-        uvicorn.run(create_app(settings, agent_options), host=h, port=p, log_level="warning")
+        uvicorn.run(create_app(settings, agent_options, own_loop=True), host=h, port=p, log_level="warning")
         return
     from ..server.worker import CONFIG_VAR, serve_config
 

@@ -178,7 +178,11 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
     return JSONResponse({"error": line}, status_code=status, headers=headers)
 
 
-def create_app(settings: Settings | None = None, agent_options: dict[str, dict[str, Any]] | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, agent_options: dict[str, dict[str, Any]] | None = None, *,
+               own_loop: bool = False) -> FastAPI:
+    """The app. ``own_loop`` (what ``graphagents serve`` passes) runs turns on the server's own event
+    loop rather than the process's separate turn loop: only for a loop that lives as long as the
+    process (not a test client's)."""
     settings = settings or get_settings()
     app = FastAPI(title="graphagents", version=__version__, description="Five LangGraph agents over HTTP + SSE.")
     pool = AgentPool(settings, agent_options or {})
@@ -299,7 +303,8 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
         return HTMLResponse((static_dir / "index.html").read_text(encoding="utf-8"))
 
     app.mount("/static", StaticFiles(directory=str(static_dir)), name="static")
-    app.router.lifespan_context = _lifespan(readiness, pool, settings.warm_on_start)
+    app.router.lifespan_context = _lifespan(readiness, pool, settings.warm_on_start,
+                                            settings.turn_workers if own_loop else None)
     _document_errors(app, access.enabled)
     return app
 
@@ -338,9 +343,11 @@ def _document_errors(app: FastAPI, access_required: bool) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def _lifespan(readiness: Readiness, pool: AgentPool, warm: bool) -> Any:
+def _lifespan(readiness: Readiness, pool: AgentPool, warm: bool, adopt_workers: int | None) -> Any:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if adopt_workers is not None and not _loop.adopt(asyncio.get_running_loop(), adopt_workers):
+            log.warning("a turn loop runs already: turns keep running on it, not on the server's loop")
         task = None
         if warm:
             readiness.warmed = False

@@ -28,4 +28,4 @@ def create_worker_app() -> FastAPI:
     settings = get_settings()
     if config.get("settings"):
         settings = settings.model_copy(update=config["settings"])
-    return create_app(settings, config.get("agent_options") or {})
+    return create_app(settings, config.get("agent_options") or {}, own_loop=True)
