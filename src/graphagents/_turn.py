@@ -80,7 +80,7 @@ class Turn:
         self.spec = spec
         self.step_cap = step_cap
         self.recorder = UsageRecorder()
-        self.config: RunnableConfig = {**config, "callbacks": [self.recorder]} if record_usage else dict(config)
+        self.config: RunnableConfig = {**config, "callbacks": [self.recorder]} if record_usage else {**config}
         self.started = time.perf_counter()
         self.steps = 0
         self.failure: str | None = None
