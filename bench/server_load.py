@@ -282,13 +282,61 @@ def print_row(row: dict[str, Any], baseline: float | None) -> None:
           f"RSS +{row['rss_growth_mb']:.0f} MB  turns still running: {row['turns_left_running']}", flush=True)
 
 
-def in_process(sessions: int, concurrency: int) -> None:
-    """The same conversations through ``Session.asend`` in this process, no HTTP: what a turn costs
-    the agent, its checkpointer and the turn loop alone (the HTTP runs add the server and client)."""
+def floor_spec() -> Any:
+    """A graph of slotfill's shape with no work in it: ``start`` -> ``ask`` (the interrupt) <->
+    ``process``, one state key per slot. What LangGraph, the checkpointer and the runtime cost per
+    turn whatever the agent does: the floor under slotfill's figure, measured in the same process."""
+    from typing import TypedDict
+
+    from langgraph.graph import START, StateGraph
+    from langgraph.types import interrupt
+
     import graphagents as ga
+
+    class State(TypedDict, total=False):
+        user_input: str
+        reply: str
+        question: str
+        slots: dict[str, Any]
+        turns: int
+
+    def start(state: State) -> dict[str, Any]:
+        return {"question": "무엇을 도와드릴까요?", "slots": {}, "turns": 0}
+
+    def ask(state: State) -> dict[str, Any]:
+        return {"user_input": str(interrupt({"text": state.get("question", "")}))}
+
+    def process(state: State) -> dict[str, Any]:
+        turns = state.get("turns", 0) + 1
+        return {"turns": turns, "slots": {**state.get("slots", {}), f"answer_{turns}": state.get("user_input")},
+                "question": f"{turns}번째 질문입니다"}
+
+    def build(ctx: Any) -> Any:
+        g = StateGraph(State)
+        g.add_node("start", start)
+        g.add_node("ask", ask)
+        g.add_node("process", process)
+        g.add_edge(START, "start")
+        g.add_edge("start", "ask")
+        g.add_edge("ask", "process")
+        g.add_edge("process", "ask")
+        return g.compile(checkpointer=ctx.checkpointer)
+
+    return ga.AgentSpec(name="bench_floor", title="floor", description="an empty slotfill-shaped graph",
+                        build=build, public_state=lambda values: {"slots": dict(values.get("slots") or {})})
+
+
+def in_process(sessions: int, concurrency: int, agent_name: str = "slotfill") -> None:
+    """The same conversations through ``Session.asend`` in this process, no HTTP: what a turn costs
+    the agent, its checkpointer and the turn loop alone (the HTTP runs add the server and client).
+    ``agent_name="bench_floor"`` runs :func:`floor_spec` instead."""
+    import graphagents as ga
+    from graphagents.registry import all_specs
     from graphagents.settings import Settings
 
-    agent = ga.load("slotfill", settings=Settings(data_dir=Path(tempfile.mkdtemp(prefix="ga-inproc-")),
+    if agent_name == "bench_floor" and agent_name not in all_specs():
+        ga.register(floor_spec())
+    agent = ga.load(agent_name, settings=Settings(data_dir=Path(tempfile.mkdtemp(prefix="ga-inproc-")),
                                                   warm_on_start=False))
     tally = Tally()
 
@@ -300,6 +348,8 @@ def in_process(sessions: int, concurrency: int) -> None:
             started = time.perf_counter()
             reply = await session.asend(text)
             tally.latencies.append(time.perf_counter() - started)
+        if agent_name == "bench_floor":  # it keeps each answer: the first is the opening line
+            expected = {f"answer_{k}": text for k, text in enumerate(turns[1:], 1)}
         if reply is None or reply.state.get("slots") != expected:
             tally.wrong.append(session.id)
 
@@ -316,7 +366,7 @@ def in_process(sessions: int, concurrency: int) -> None:
         await asyncio.gather(*(gated(i) for i in range(1, sessions + 1)))
         took, cpu = time.perf_counter() - started, time.process_time() - cpu
         n = len(tally.latencies)
-        print(f"in process, {concurrency} at once: {n} turns in {took:.2f} s = {n / took:.1f} turns/s, "
+        print(f"{agent_name} in process, {concurrency} at once: {n} turns in {took:.2f} s = {n / took:.1f} turns/s, "
               f"CPU {cpu * 1000 / n:.1f} ms/turn, p50 {pct(tally.latencies, 50) * 1000:.0f} ms, "
               f"p99 {pct(tally.latencies, 99) * 1000:.0f} ms, wrong slots {len(tally.wrong)}")
 
@@ -333,8 +383,10 @@ def main() -> None:
                         help="measure turns through Session.asend without HTTP instead, at these concurrencies")
     args = parser.parse_args()
     if args.in_process is not None:
+        sessions = int(os.environ.get("GA_BENCH_SESSIONS", "60"))
         for concurrency in args.in_process or [1, 20]:
-            in_process(int(os.environ.get("GA_BENCH_SESSIONS", "60")), concurrency)
+            in_process(sessions, concurrency)
+            in_process(sessions, concurrency, "bench_floor")  # the baseline: the same runtime, no agent work
         return
     backends = list(args.backends)
     if "postgres" in backends:

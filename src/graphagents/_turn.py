@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphRecursionError
-from langgraph.types import Command, StateSnapshot, StreamMode
+from langgraph.types import Command, Durability, StateSnapshot, StreamMode
 
 from .errors import GraphAgentsError
 from .events import ErrorEvent, Event, FinalEvent, Question, StepEvent, jsonable
@@ -73,7 +73,8 @@ def questions_of(snapshot: StateSnapshot, deep: Callable[[], StateSnapshot] | No
 class Turn:
     """The bookkeeping of one turn: usage, steps, the failure (if any) and how it ends."""
 
-    def __init__(self, spec: AgentSpec, config: RunnableConfig, step_cap: int, *, record_usage: bool = True) -> None:
+    def __init__(self, spec: AgentSpec, config: RunnableConfig, step_cap: int, *, record_usage: bool = True,
+                 durability: Durability = "sync") -> None:
         """``record_usage`` attaches the recorder of model calls and tokens as a LangChain callback;
         an agent without any model leaves it off, since any callback makes LangChain open a run
         manager for every node, write and branch of every step (about a tenth of an offline turn)."""
@@ -81,6 +82,9 @@ class Turn:
         self.step_cap = step_cap
         self.recorder = UsageRecorder()
         self.config: RunnableConfig = {**config, "callbacks": [self.recorder]} if record_usage else {**config}
+        self.stream_options: dict[str, Any] = {"stream_mode": STREAM_MODES, "subgraphs": True,
+                                               "durability": durability}
+        """How the turn calls ``graph.stream`` / ``graph.astream`` (after the input and config)."""
         self.started = time.perf_counter()
         self.steps = 0
         self.failure: str | None = None

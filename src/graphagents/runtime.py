@@ -35,7 +35,7 @@ from . import _connections, _loop
 from ._locks import SessionLocks, shared_locks_for
 from ._options import validate_options
 from ._sessions import SessionRecord
-from ._turn import STREAM_MODES, Turn, questions_of
+from ._turn import Turn, questions_of
 from .artifacts import Artifact
 from .errors import BusyError, ConfigError, GraphAgentsError, InputError, SessionExistsError, UnknownSessionError
 from .events import Event, FinalEvent, Question, jsonable
@@ -303,11 +303,11 @@ class Session:
         graph = agent.graph
         try:
             with agent._locks.hold(self.thread_id, wait=0.2):
-                turn = Turn(agent.spec, self.config, agent.step_cap, record_usage=agent.uses_models)
+                turn = self._new_turn()
                 snapshot = graph.get_state(turn.config)
                 if not turn.cut_short(snapshot):
                     return False
-                for _chunk in graph.stream(None, turn.begin(snapshot), stream_mode=STREAM_MODES, subgraphs=True):
+                for _chunk in graph.stream(None, turn.begin(snapshot), **turn.stream_options):
                     pass  # nobody is streaming this session: the events of a recovery are not shown
                 return True
         except BusyError:
@@ -330,6 +330,11 @@ class Session:
         (its thread would otherwise come back with this turn's writes)."""
         if self.agent.sessions.get(self.agent.name, self.id) is None:
             raise UnknownSessionError(f"agent {self.agent.name!r} has no session {self.id!r}")
+
+    def _new_turn(self) -> Turn:
+        agent = self.agent
+        return Turn(agent.spec, self.config, agent.step_cap, record_usage=agent.uses_models,
+                    durability=agent.settings.durability)
 
     def _validate(self, text: str) -> str:
         if not isinstance(text, str):
@@ -362,15 +367,14 @@ class Session:
         graph = agent.graph
         with agent._locks.hold(self.thread_id):
             self._still_there()
-            turn = Turn(agent.spec, self.config, agent.step_cap, record_usage=agent.uses_models)
+            turn = self._new_turn()
             snapshot = graph.get_state(turn.config)
             try:
                 if turn.cut_short(snapshot):  # finish what a crash interrupted before reading the text
-                    yield from self._events(turn, graph.stream(None, turn.begin(snapshot), stream_mode=STREAM_MODES,
-                                                               subgraphs=True))
+                    yield from self._events(turn, graph.stream(None, turn.begin(snapshot), **turn.stream_options))
                     snapshot = graph.get_state(turn.config)
                 graph_input = turn.graph_input(snapshot, text, self._context(not snapshot.values))
-                chunks = graph.stream(graph_input, turn.begin(snapshot), stream_mode=STREAM_MODES, subgraphs=True)
+                chunks = graph.stream(graph_input, turn.begin(snapshot), **turn.stream_options)
                 yield from self._events(turn, chunks)
             except Exception as exc:  # the session must survive any bug in a node
                 yield turn.failed(exc, agent.name, self.id)
@@ -416,17 +420,17 @@ class Session:
         async with agent._locks.ahold(self.thread_id):
             await asyncio.to_thread(self._still_there)
             put(STARTED)
-            turn = Turn(agent.spec, self.config, agent.step_cap, record_usage=agent.uses_models)
+            turn = self._new_turn()
             snapshot = await graph.aget_state(turn.config)
             try:
                 if turn.cut_short(snapshot):  # finish what a crash interrupted before reading the text
-                    recovery = graph.astream(None, turn.begin(snapshot), stream_mode=STREAM_MODES, subgraphs=True)
+                    recovery = graph.astream(None, turn.begin(snapshot), **turn.stream_options)
                     async for ns, mode, chunk in recovery:
                         if (event := turn.event(ns, mode, chunk)) is not None:
                             put(event)
                     snapshot = await graph.aget_state(turn.config)
                 graph_input = turn.graph_input(snapshot, text, self._context(not snapshot.values))
-                achunks = graph.astream(graph_input, turn.begin(snapshot), stream_mode=STREAM_MODES, subgraphs=True)
+                achunks = graph.astream(graph_input, turn.begin(snapshot), **turn.stream_options)
                 async for ns, mode, chunk in achunks:
                     if (event := turn.event(ns, mode, chunk)) is not None:
                         put(event)

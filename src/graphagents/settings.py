@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -49,6 +49,10 @@ class Settings(BaseSettings):
         20_000_000, ge=1024, description="largest table file accepted by POST /api/uploads (tableqa)"
     )
     step_cap: int = Field(60, ge=5, description="default LangGraph steps per turn before a turn is ended")
+    durability: Literal["sync", "async", "exit"] = Field(
+        "sync", description="when a turn's steps are checkpointed: 'sync' each step before the next starts, "
+        "'async' while the next runs, 'exit' once at the end of the turn (cheapest; a crash loses the whole "
+        "turn, which the client then sends again)")
     session_wait_seconds: float = Field(
         30.0, gt=0, le=3600, description="longest wait for a busy session's turn lock before 409 + Retry-After"
     )

@@ -151,3 +151,17 @@ def test_a_finished_or_waiting_session_is_not_cut_short(example_spec: Any) -> No
     assert not turn.cut_short(agent.graph.get_state(s.config))  # new: nothing ran
     s.send("hi")
     assert not turn.cut_short(agent.graph.get_state(s.config))  # waiting on a question
+
+
+@pytest.mark.parametrize("durability", ["sync", "async", "exit"])
+def test_durability_decides_which_steps_of_a_turn_are_checkpointed(tmp_path: Path, fresh_resources: None,
+                                                                   durability: str) -> None:
+    agent = ga.load("slotfill", settings=Settings(data_dir=tmp_path, durability=durability))  # type: ignore[arg-type]
+    s = agent.session()
+    s.send("안녕하세요")
+    before = len(list(agent.graph.get_state_history(s.config)))
+    assert s.send(f"전화번호는 {NEW_PHONE}이에요").state["slots"]["customer_phone"] == NEW_PHONE
+    added = len(list(agent.graph.get_state_history(s.config))) - before
+    # per step (resume ask, process) or once when the turn ends at ask's next question
+    assert added == (1 if durability == "exit" else 2)
+    _check_confirmed(ga.load("slotfill", settings=Settings(data_dir=tmp_path)).get_session(s.id).send("네 맞아요"))
