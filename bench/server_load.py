@@ -50,6 +50,21 @@ def conversation(i: int) -> tuple[list[str], dict[str, Any]]:
     return turns, slots
 
 
+def machine_speed() -> float:
+    """Milliseconds for a fixed piece of pure-Python work (JSON, dicts, strings), best of five: the
+    shared machine's speed drifts by half between runs, so figures from runs far apart are compared
+    through this, not directly."""
+    sample = {"slots": {f"k{i}": "값" * (i % 7) for i in range(40)}, "turns": list(range(50))}
+    best = float("inf")
+    for _ in range(5):
+        started = time.perf_counter()
+        for _ in range(400):
+            json.loads(json.dumps(sample, ensure_ascii=False))
+            sorted(sample["slots"].items(), key=lambda kv: kv[1])
+        best = min(best, time.perf_counter() - started)
+    return best * 1000
+
+
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] if ordered else float("nan")
@@ -397,7 +412,8 @@ def main() -> None:
         except Exception as exc:
             print(f"PostgreSQL not reachable at {args.pg} ({type(exc).__name__}): SQLite only")
             backends.remove("postgres")
-    print(f"slotfill, 8 turns per session, 127.0.0.1, {os.cpu_count()} CPUs")
+    print(f"slotfill, 8 turns per session, 127.0.0.1, {os.cpu_count()} CPUs; "
+          f"machine speed: {machine_speed():.0f} ms for the fixed workload (lower is faster)")
     rows: list[dict[str, Any]] = []
     for backend in backends:
         for workers in args.workers:
@@ -406,6 +422,7 @@ def main() -> None:
     for row in rows:
         base = next(r for r in rows if r["sessions"] == row["sessions"])
         print_row(row, base["turns_per_s"])
+    print(f"machine speed at the end: {machine_speed():.0f} ms for the fixed workload")
     largest = [r["p99_ms"] for r in rows if r["sessions"] == max(args.sessions)]
     print(f"\nbest: {max(r['turns_per_s'] for r in rows):.1f} turns/s; "
           f"p99 at the largest N: {statistics.fmean(largest):.0f} ms (mean over configurations)")
