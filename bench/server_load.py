@@ -3,13 +3,19 @@
 Starts ``graphagents serve`` (1 and 2 worker processes, SQLite and Postgres checkpointers) on
 127.0.0.1 only, drives 20/50/100 concurrent sessions, each one an account-opening conversation
 with its own phone number and transfer limits, and checks every session's final slots against
-what it said. Prints turns/s, p50/p99 turn latency (request sent -> ``final`` event read), errors,
-wrong slots, and leaks (server RSS growth, sessions still locked), with each configuration's
-throughput as a ratio of the first one (1 worker, SQLite) measured in the same run.
+what it said. Prints turns/s, p50/p99 turn latency (request sent -> ``final`` event read), CPU
+per turn of the server processes, of this client and of PostgreSQL (all on the same cores),
+errors, wrong slots, and leaks (server RSS growth, sessions still locked), with each
+configuration's throughput as a ratio of the first one (1 worker, SQLite) measured in the same run,
+and a machine-speed figure at the start and the end (the shared machine drifts).
+
+``--in-process`` measures the turn without HTTP (``Session.asend``), for slotfill and for an empty
+graph of the same shape run by the same runtime: the floor that LangGraph, the checkpointer and
+the runtime cost whatever the agent does.
 
     .venv/bin/python bench/server_load.py [--workers 1 2] [--backends sqlite postgres]
         [--sessions 20 50 100] [--pg postgresql://postgres@127.0.0.1:5432/test]
-    .venv/bin/python bench/server_load.py --in-process 1 20   # the turn without HTTP, as a baseline
+    .venv/bin/python bench/server_load.py --in-process 1 20
 """
 
 from __future__ import annotations
@@ -68,6 +74,21 @@ def machine_speed() -> float:
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def postgres_cpu_seconds() -> float:
+    """CPU time of this machine's PostgreSQL processes so far (they share the cores with the server)."""
+    ticks, total = os.sysconf("SC_CLK_TCK"), 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+            if "(postgres)" in stat:
+                fields = stat.rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
 
 
 def free_port() -> int:
@@ -268,8 +289,10 @@ def run_config(backend: str, workers: int, counts: list[int], pg: str) -> list[d
                 asyncio.run(drive(server.url, 4))  # first turns on every worker, not measured
                 for n in counts:
                     rss_before, server_cpu, client_cpu = server.rss_mb(), server.cpu_seconds(), time.process_time()
+                    pg_cpu = postgres_cpu_seconds()
                     tally, seconds = asyncio.run(drive(server.url, n))
                     server_cpu, client_cpu = server.cpu_seconds() - server_cpu, time.process_time() - client_cpu
+                    pg_cpu = postgres_cpu_seconds() - pg_cpu
                     ready = httpx.get(f"{server.url}/readyz", timeout=10).json()
                     rows.append({
                         "backend": backend, "workers": workers, "sessions": n, "turns": len(tally.latencies),
@@ -279,6 +302,7 @@ def run_config(backend: str, workers: int, counts: list[int], pg: str) -> list[d
                         "rss_growth_mb": server.rss_mb() - rss_before, "turns_left_running": ready.get("turns"),
                         "server_cpu_ms_per_turn": server_cpu * 1000 / max(len(tally.latencies), 1),
                         "client_cpu_ms_per_turn": client_cpu * 1000 / max(len(tally.latencies), 1),
+                        "postgres_cpu_ms_per_turn": pg_cpu * 1000 / max(len(tally.latencies), 1),
                     })
                     print_row(rows[-1], None)
         finally:
@@ -293,7 +317,8 @@ def print_row(row: dict[str, Any], baseline: float | None) -> None:
     print(f"{row['backend']:8} workers={row['workers']} N={row['sessions']:3}  {row['turns']:4} turns in "
           f"{row['seconds']:5.1f} s = {row['turns_per_s']:6.1f} turns/s{ratio}  p50 {row['p50_ms']:6.0f} ms  "
           f"p99 {row['p99_ms']:6.0f} ms  CPU/turn server {row['server_cpu_ms_per_turn']:4.1f} ms "
-          f"client {row['client_cpu_ms_per_turn']:4.1f} ms  wrong slots {row['wrong_slots']}  errors: {errors}  "
+          f"client {row['client_cpu_ms_per_turn']:4.1f} ms PostgreSQL {row['postgres_cpu_ms_per_turn']:4.1f} ms  "
+          f"wrong slots {row['wrong_slots']}  errors: {errors}  "
           f"RSS +{row['rss_growth_mb']:.0f} MB  turns still running: {row['turns_left_running']}", flush=True)
 
 

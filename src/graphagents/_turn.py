@@ -73,15 +73,12 @@ def questions_of(snapshot: StateSnapshot, deep: Callable[[], StateSnapshot] | No
 class Turn:
     """The bookkeeping of one turn: usage, steps, the failure (if any) and how it ends."""
 
-    def __init__(self, spec: AgentSpec, config: RunnableConfig, step_cap: int, *, record_usage: bool = True,
+    def __init__(self, spec: AgentSpec, config: RunnableConfig, step_cap: int, *,
                  durability: Durability = "sync") -> None:
-        """``record_usage`` attaches the recorder of model calls and tokens as a LangChain callback;
-        an agent without any model leaves it off, since any callback makes LangChain open a run
-        manager for every node, write and branch of every step (about a tenth of an offline turn)."""
         self.spec = spec
         self.step_cap = step_cap
         self.recorder = UsageRecorder()
-        self.config: RunnableConfig = {**config, "callbacks": [self.recorder]} if record_usage else {**config}
+        self.config: RunnableConfig = {**config, "callbacks": [self.recorder]}
         self.stream_options: dict[str, Any] = {"stream_mode": STREAM_MODES, "subgraphs": True,
                                                "durability": durability}
         """How the turn calls ``graph.stream`` / ``graph.astream`` (after the input and config)."""

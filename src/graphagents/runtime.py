@@ -24,7 +24,7 @@ import threading
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
@@ -47,6 +47,7 @@ from .usage import Usage
 __all__ = ["Agent", "Reply", "Session", "check_text_values", "check_user_id", "has_async_nodes", "load",
            "text_problem"]
 
+T = TypeVar("T")
 _background: set[asyncio.Future[None]] = set()
 STARTED = object()
 """Handed to the caller when the turn holds its session lock (never shown as an event)."""
@@ -148,7 +149,6 @@ class Agent:
         self.llm = load_chat_model(llm if llm is not None else self.settings.llm)
         role_specs: dict[str, str | BaseChatModel] = {**self.settings.models, **(models or {})}
         self.models = {role: load_chat_model(m) for role, m in role_specs.items()}
-        self.uses_models = self.llm is not None or any(m is not None for m in self.models.values())
         self.checkpoint_url = checkpoint_url or self.settings.resolved_checkpoint_url
         self.checkpointer = _connections.checkpointer_for(self.checkpoint_url)
         self.sessions = _connections.session_store_for(self.settings.resolved_database_url)
@@ -216,6 +216,17 @@ class Agent:
                 raise taken(record) from None
             raise
         return self._open(sid, options, user_id)
+
+    async def off_loop(self, read: Callable[[], T]) -> T:
+        """Run a read of the session records from a coroutine: inline when they are in a local SQLite
+        file (a WAL read takes microseconds and waits for no writer), in a thread otherwise."""
+        if getattr(self.sessions.db, "dialect", None) == "sqlite":
+            return read()
+        return await asyncio.to_thread(read)
+
+    async def aget_session(self, session_id: str, user_id: str | None = None) -> Session:
+        """``get_session`` from a coroutine (see :meth:`off_loop`)."""
+        return await self.off_loop(lambda: self.get_session(session_id, user_id))
 
     def get_session(self, session_id: str, user_id: str | None = None) -> Session:
         """An existing session; UnknownSessionError when there is none with that id (for that user,
@@ -333,8 +344,7 @@ class Session:
 
     def _new_turn(self) -> Turn:
         agent = self.agent
-        return Turn(agent.spec, self.config, agent.step_cap, record_usage=agent.uses_models,
-                    durability=agent.settings.durability)
+        return Turn(agent.spec, self.config, agent.step_cap, durability=agent.settings.durability)
 
     def _validate(self, text: str) -> str:
         if not isinstance(text, str):
@@ -418,7 +428,7 @@ class Session:
         agent = self.agent
         graph = await agent.agraph()
         async with agent._locks.ahold(self.thread_id):
-            await asyncio.to_thread(self._still_there)
+            await agent.off_loop(self._still_there)
             put(STARTED)
             turn = self._new_turn()
             snapshot = await graph.aget_state(turn.config)

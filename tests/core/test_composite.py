@@ -129,41 +129,6 @@ def test_usage_counts_model_calls_in_subgraphs_and_async_nodes(trip_spec: Any) -
     assert final["usage"]["model_calls"] == 1 and final["usage"]["input_tokens"] == 5
 
 
-def test_only_an_agent_with_a_model_runs_its_turns_with_the_usage_callback() -> None:
-    from langchain_core.runnables import RunnableConfig
-
-    from graphagents.usage import UsageRecorder
-
-    seen: list[list[str]] = []
-
-    class S(TypedDict, total=False):
-        user_input: str
-        reply: str
-
-    def node(state: S, config: RunnableConfig) -> dict[str, Any]:
-        manager = config.get("callbacks")
-        seen.append([type(h).__name__ for h in getattr(manager, "handlers", None) or []])
-        return {"reply": "ok"}
-
-    def build(ctx: ga.BuildContext) -> Any:
-        g = StateGraph(S)
-        g.add_node("node", node)
-        g.add_edge(START, "node")
-        g.add_edge("node", END)
-        return g.compile(checkpointer=ctx.checkpointer)
-
-    ga.register(ga.AgentSpec(name="callbacks", title="callbacks", description="handlers", build=build))
-    try:
-        ga.load("callbacks").session().send("go")  # offline: no model, nothing to record
-        asyncio.run(ga.load("callbacks").session().asend("go"))
-        ga.load("callbacks", EchoModel(reply="x")).session().send("go")
-    finally:
-        from graphagents.registry import unregister
-
-        unregister("callbacks")
-    assert seen == [[], [], [UsageRecorder.__name__]]
-
-
 def test_model_roles_fall_back_to_the_agents_llm(trip_spec: Any) -> None:
     llm = EchoModel(reply="from the main llm")
     agent = ga.load("trip", llm, models={"researcher": "offline"})

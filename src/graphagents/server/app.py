@@ -287,7 +287,7 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
         starts (bad text 422, busy session 409/429, saturated server 503, with Retry-After); a failure
         after it started is an ``error`` event followed by a ``final`` event."""
         agent = await pool.get(name)
-        session = await asyncio.to_thread(agent.get_session, session_id, user_id)
+        session = await agent.aget_session(session_id, user_id)
         await access.before_turn(user_id)  # 429 while the user's model-token window is spent
         admission.enter()  # 503 when the process already runs all the turns it admits
         try:
