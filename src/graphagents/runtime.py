@@ -217,7 +217,7 @@ class Agent:
             raise
         return self._open(sid, options, user_id)
 
-    async def off_loop(self, read: Callable[[], T]) -> T:
+    async def read_records(self, read: Callable[[], T]) -> T:
         """Run a read of the session records from a coroutine: inline when they are in a local SQLite
         file (a WAL read takes microseconds and waits for no writer), in a thread otherwise."""
         if getattr(self.sessions.db, "dialect", None) == "sqlite":
@@ -225,8 +225,8 @@ class Agent:
         return await asyncio.to_thread(read)
 
     async def aget_session(self, session_id: str, user_id: str | None = None) -> Session:
-        """``get_session`` from a coroutine (see :meth:`off_loop`)."""
-        return await self.off_loop(lambda: self.get_session(session_id, user_id))
+        """``get_session`` from a coroutine (see :meth:`read_records`)."""
+        return await self.read_records(lambda: self.get_session(session_id, user_id))
 
     def get_session(self, session_id: str, user_id: str | None = None) -> Session:
         """An existing session; UnknownSessionError when there is none with that id (for that user,
@@ -428,7 +428,7 @@ class Session:
         agent = self.agent
         graph = await agent.agraph()
         async with agent._locks.ahold(self.thread_id):
-            await agent.off_loop(self._still_there)
+            await agent.read_records(self._still_there)
             put(STARTED)
             turn = self._new_turn()
             snapshot = await graph.aget_state(turn.config)

@@ -187,3 +187,31 @@ def test_no_loop_is_adopted_while_another_turn_loop_runs() -> None:
     finally:
         other.close()
 
+
+
+async def test_events_put_from_another_thread_arrive_in_bursts_then_the_failure() -> None:
+    from graphagents.events import TokenEvent
+    from graphagents.runtime import _END, STARTED, _Pipe
+
+    pipe = _Pipe(asyncio.get_running_loop())
+
+    def turn() -> None:  # what a turn on another thread puts, all before this loop looks
+        for item in (STARTED, TokenEvent("a"), TokenEvent("b"), RuntimeError("saver vanished"), _END):
+            pipe.put(item)
+
+    await asyncio.to_thread(turn)
+    assert await pipe.get() is STARTED
+    bursts = pipe.bursts()
+    assert [e.text for e in await bursts.__anext__()] == ["a", "b"]  # one burst: one SSE chunk
+    with pytest.raises(RuntimeError, match="saver vanished"):
+        await bursts.__anext__()
+
+
+async def test_a_turn_that_ends_without_events_gives_no_empty_burst() -> None:
+    from graphagents.runtime import _END, STARTED, _Pipe
+
+    pipe = _Pipe(asyncio.get_running_loop())
+    pipe.put(STARTED)
+    pipe.put(_END)
+    assert await pipe.get() is STARTED
+    assert [burst async for burst in pipe.bursts()] == []
