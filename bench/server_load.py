@@ -39,21 +39,9 @@ from typing import Any
 import aiohttp
 import httpx
 
+from graphagents.agents.slotfill.generated import account_opening
+
 PG_DEFAULT = os.environ.get("GRAPHAGENTS_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
-
-
-def conversation(i: int) -> tuple[list[str], dict[str, Any]]:
-    """Session ``i``'s 8 turns and the slots they must leave behind."""
-    phone = f"010-{4000 + i % 5000:04d}-{(i * 7919) % 10000:04d}"
-    per_time, per_day = 1 + i % 5, 1 + i % 3  # 1회 N00만원, 하루 M천만원
-    day_words = {1: "천만원", 2: "2천만원", 3: "3천만원"}[per_day]
-    turns = ["안녕하세요", f"전화번호는 {phone}이에요", "네 맞아요", "네", "네",
-             f"OTP로 하고 1회 {per_time}00만원, 하루 {day_words}", "네", "모두 사용할게요"]
-    slots = {"customer_name": "김민수", "customer_phone": phone, "use_lifelong_account": True,
-             "use_internet_banking": True, "security_medium": "OTP",
-             "transfer_limit_per_time": per_time * 1_000_000, "transfer_limit_per_day": per_day * 10_000_000,
-             "important_transaction_alert": True, "withdrawal_alert": True, "overseas_ip_restriction": True}
-    return turns, slots
 
 
 def machine_speed() -> float:
@@ -196,7 +184,7 @@ class Tally:
 
 
 async def one_session(client: aiohttp.ClientSession, url: str, i: int, tally: Tally) -> None:
-    turns, expected = conversation(i)
+    turns, expected = account_opening(i)
     async with client.post(f"{url}/api/agents/slotfill/sessions", json={}) as res:
         if res.status != 201:
             tally.error(f"create {res.status}")
@@ -381,7 +369,7 @@ def in_process(sessions: int, concurrency: int, agent_name: str = "slotfill") ->
     tally = Tally()
 
     async def one(i: int) -> None:
-        turns, expected = conversation(i)
+        turns, expected = account_opening(i)
         session = await asyncio.to_thread(agent.session)
         reply = None
         for text in turns:

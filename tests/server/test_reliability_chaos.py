@@ -19,25 +19,14 @@ import pytest
 from reliability_servers import Server
 from sse_client import parse_sse
 
-
-def conversation(i: int) -> tuple[list[str], dict[str, Any]]:
-    phone = f"010-{5100 + i:04d}-{(i * 7919) % 10000:04d}"
-    per_time, per_day = 1 + i % 5, 1 + i % 3
-    day = {1: "천만원", 2: "2천만원", 3: "3천만원"}[per_day]
-    turns = ["안녕하세요", f"전화번호는 {phone}이에요", "네 맞아요", "네", "네",
-             f"OTP로 하고 1회 {per_time}00만원, 하루 {day}", "네", "모두 사용할게요"]
-    slots = {"customer_name": "김민수", "customer_phone": phone, "use_lifelong_account": True,
-             "use_internet_banking": True, "security_medium": "OTP",
-             "transfer_limit_per_time": per_time * 1_000_000, "transfer_limit_per_day": per_day * 10_000_000,
-             "important_transaction_alert": True, "withdrawal_alert": True, "overseas_ip_restriction": True}
-    return turns, slots
+from graphagents.agents.slotfill.generated import account_opening
 
 
 class Customer(threading.Thread):
     def __init__(self, base: str, i: int, stop: threading.Event) -> None:
         super().__init__(daemon=True)
         self.base, self.i, self.stop = base, i, stop
-        self.turns, self.expected = conversation(i)
+        self.turns, self.expected = account_opening(i, phone_base=5100)
         self.sid = ""
         self.retries = 0
         self.error: str | None = None

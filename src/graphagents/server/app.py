@@ -347,14 +347,13 @@ def _document_errors(app: FastAPI, access_required: bool) -> None:
 def _lifespan(readiness: Readiness, pool: AgentPool, warm: bool, adopt_workers: int | None) -> Any:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        server = adopt_workers is not None
-        if server and not _loop.adopt(asyncio.get_running_loop(), adopt_workers or 1):
+        if adopt_workers is not None and not _loop.adopt(asyncio.get_running_loop(), adopt_workers):
             log.warning("a turn loop runs already: turns keep running on it, not on the server's loop")
         task = None
         if warm:
             readiness.warmed = False
             task = asyncio.ensure_future(readiness.warm(pool))
-            if server:  # what warming loaded lives as long as the process: the collector skips it from now on
+            if adopt_workers is not None:  # what warming loaded lives as long as the process: never collect it
                 task.add_done_callback(lambda _: gc.freeze())
         try:
             yield
