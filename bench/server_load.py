@@ -341,9 +341,9 @@ def floor_spec() -> Any:
 
     def build(ctx: Any) -> Any:
         g = StateGraph(State)
-        g.add_node("start", start)
-        g.add_node("ask", ask)
-        g.add_node("process", process)
+        g.add_node("start", ga.nonblocking(start))  # as slotfill's offline nodes run
+        g.add_node("ask", ga.nonblocking(ask))
+        g.add_node("process", ga.nonblocking(process))
         g.add_edge(START, "start")
         g.add_edge("start", "ask")
         g.add_edge("ask", "process")

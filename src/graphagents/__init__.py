@@ -5,7 +5,7 @@
     reply = agent.session().send("안녕하세요")
 
 Public modules: ``graphagents`` (this namespace), ``errors``, ``events``, ``artifacts``, ``usage``,
-``steps``, ``registry``, ``runtime``, ``settings``, ``store``, ``cache``, ``llm``. Modules whose
+``steps``, ``nodes``, ``registry``, ``runtime``, ``settings``, ``store``, ``cache``, ``llm``. Modules whose
 name starts with ``_`` are internal.
 """
 
@@ -51,6 +51,7 @@ from .events import (
     ToolResultEvent,
     emit,
 )
+from .nodes import nonblocking
 from .registry import AgentSpec, BuildContext, SessionContext, all_specs, get_spec, register
 from .runtime import Agent, Reply, Session, load
 from .settings import Settings, get_settings
@@ -113,6 +114,7 @@ __all__ = [
     "get_settings",
     "get_spec",
     "load",
+    "nonblocking",
     "register",
     "steps_low",
 ]

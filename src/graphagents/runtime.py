@@ -463,11 +463,12 @@ class Session:
         Waiting for the lock holds no thread."""
         return _flatten(await self.astart_bursts(text))
 
-    async def astart_bursts(self, text: str) -> AsyncIterator[list[Event]]:
+    async def astart_bursts(self, text: str, *, linger: float = 0.0) -> AsyncIterator[list[Event]]:
         """``astart`` for a caller that writes events out (the server): the events come in bursts,
         every event the turn emitted since the caller last looked, so that one write (one SSE chunk)
-        carries them all. Raises like ``astart``."""
-        pipe = self._submit(self._validate(text))
+        carries them all; ``linger`` seconds lets events wait for the ones that follow (the final
+        event never waits). Raises like ``astart``."""
+        pipe = self._submit(self._validate(text), linger)
         first = await pipe.get()
         if isinstance(first, BaseException):
             raise first
@@ -475,8 +476,8 @@ class Session:
             raise RuntimeError("the turn ended before it started")
         return pipe.bursts()
 
-    def _submit(self, text: str) -> _Pipe:
-        pipe = _Pipe(asyncio.get_running_loop())
+    def _submit(self, text: str, linger: float = 0.0) -> _Pipe:
+        pipe = _Pipe(asyncio.get_running_loop(), linger)
 
         async def produce() -> None:
             try:
@@ -501,28 +502,52 @@ class Session:
 class _Pipe:
     """A turn's items crossing from the turn loop to the caller's loop, a burst at a time: the
     caller's loop is woken once per burst, however many events the turn put meanwhile (the put of
-    each event used to wake it, and each event was a write of its own)."""
+    each event used to wake it, and each event was a write of its own).
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    With ``linger`` (seconds), events wait up to that long for the ones that follow, so that a turn
+    is a few bursts rather than one per step (each burst is a socket write and a pass through the
+    server's layers). STARTED, the final event, an exception and the end are delivered at once."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, linger: float = 0.0) -> None:
         self._loop = loop
+        self._linger = linger
         self._bursts: asyncio.Queue[list[Any]] = asyncio.Queue()
         self._pending: list[Any] = []
         self._guard = threading.Lock()
         self._head: list[Any] = []
+        self._timer: asyncio.TimerHandle | None = None  # touched on the caller's loop only
 
     def put(self, item: Any) -> None:
         """From any thread: an event, STARTED, an exception, or _END."""
+        urgent = (self._linger <= 0 or item is STARTED or item is _END
+                  or isinstance(item, BaseException | FinalEvent))
         with self._guard:
             self._pending.append(item)
-            wake = len(self._pending) == 1
-        if wake:
-            with contextlib.suppress(RuntimeError):  # the caller's loop is gone; the turn still ends
-                self._loop.call_soon_threadsafe(self._deliver)
+            first = len(self._pending) == 1
+        if urgent:
+            self._wake(self._deliver)
+        elif first:
+            self._wake(self._arm)
+
+    def _wake(self, callback: Callable[[], None]) -> None:
+        if _running_loop() is self._loop:  # the server's turns: no self-pipe write to wake the loop
+            self._loop.call_soon(callback)
+            return
+        with contextlib.suppress(RuntimeError):  # the caller's loop is gone; the turn still ends
+            self._loop.call_soon_threadsafe(callback)
+
+    def _arm(self) -> None:
+        if self._timer is None and self._pending:
+            self._timer = self._loop.call_later(self._linger, self._deliver)
 
     def _deliver(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         with self._guard:
             burst, self._pending = self._pending, []
-        self._bursts.put_nowait(burst)
+        if burst:  # an urgent item may already have taken what a timer was armed for
+            self._bursts.put_nowait(burst)
 
     async def get(self) -> Any:
         """The next single item (how ``astart`` waits for STARTED or the error that came instead)."""
@@ -558,3 +583,10 @@ async def _flatten(bursts: AsyncIterator[list[Event]]) -> AsyncIterator[Event]:
 
 def _needs_deep(snapshot: Any) -> bool:
     return any(task.state is not None and task.interrupts for task in snapshot.tasks)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None

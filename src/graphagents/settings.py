@@ -53,6 +53,9 @@ class Settings(BaseSettings):
         "sync", description="when a turn's steps are checkpointed: 'sync' each step before the next starts, "
         "'async' while the next runs, 'exit' once at the end of the turn (cheapest; a crash loses the whole "
         "turn, which the client then sends again)")
+    stream_linger_ms: float = Field(
+        50.0, ge=0, le=1000, description="how long the server holds a turn's events to send them together "
+        "(one SSE chunk, one socket write): 0 writes each burst at once; the final event is never held")
     session_wait_seconds: float = Field(
         30.0, gt=0, le=3600, description="longest wait for a busy session's turn lock before 409 + Retry-After"
     )

@@ -215,3 +215,54 @@ async def test_a_turn_that_ends_without_events_gives_no_empty_burst() -> None:
     pipe.put(_END)
     assert await pipe.get() is STARTED
     assert [burst async for burst in pipe.bursts()] == []
+
+
+async def test_events_put_on_the_callers_own_loop_wake_it_without_the_threadsafe_path(monkeypatch) -> None:
+    from graphagents.events import TokenEvent
+    from graphagents.runtime import _END, STARTED, _Pipe
+
+    loop = asyncio.get_running_loop()
+    pipe = _Pipe(loop)
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("call_soon_threadsafe writes to the loop's self-pipe: not needed on its own thread")
+
+    monkeypatch.setattr(loop, "call_soon_threadsafe", refuse)
+    for item in (STARTED, TokenEvent("a"), TokenEvent("b"), _END):
+        pipe.put(item)  # a turn on the server's loop (adopted): same thread as the response
+    assert await pipe.get() is STARTED
+    assert [[e.text for e in burst] async for burst in pipe.bursts()] == [["a", "b"]]
+
+
+async def test_a_lingering_pipe_sends_a_turns_steps_together_and_never_holds_the_final_event() -> None:
+    import time
+
+    from graphagents.events import FinalEvent, TokenEvent
+    from graphagents.runtime import _END, STARTED, _Pipe
+
+    pipe = _Pipe(asyncio.get_running_loop(), linger=0.5)
+    pipe.put(STARTED)
+    assert await pipe.get() is STARTED  # STARTED is never held: the response starts at once
+    started = time.perf_counter()
+    pipe.put(TokenEvent("a"))
+    for _ in range(5):
+        await asyncio.sleep(0)  # steps of a turn: the loop turns over between them
+    pipe.put(TokenEvent("b"))
+    pipe.put(FinalEvent("끝", True))
+    pipe.put(_END)
+    bursts = [[getattr(e, "text", None) for e in burst] async for burst in pipe.bursts()]
+    assert bursts == [["a", "b", "끝"]]
+    assert time.perf_counter() - started < 0.4  # the final event went out without waiting for the timer
+
+
+async def test_a_lingering_pipe_sends_what_it_holds_when_the_linger_is_over() -> None:
+    from graphagents.events import TokenEvent
+    from graphagents.runtime import STARTED, _Pipe
+
+    pipe = _Pipe(asyncio.get_running_loop(), linger=0.05)
+    pipe.put(STARTED)
+    await pipe.get()
+    pipe.put(TokenEvent("a"))  # a slow model: nothing follows for a while
+    bursts = pipe.bursts()
+    burst = await asyncio.wait_for(bursts.__anext__(), 2)
+    assert [e.text for e in burst] == ["a"]

@@ -6,7 +6,7 @@ import inspect
 import types
 
 import graphagents as ga
-from graphagents import artifacts, errors, events, privacy, registry, runtime, settings, steps, usage, userdata
+from graphagents import artifacts, errors, events, nodes, privacy, registry, runtime, settings, steps, usage, userdata
 
 EXPECTED = [
     "Agent", "AgentSpec", "Artifact", "BuildContext", "BusyError", "ChartArtifact", "CitationArtifact", "ConfigError",
@@ -17,7 +17,7 @@ EXPECTED = [
     "TokenEvent",
     "ToolCallEvent", "ToolResultEvent", "UnknownAgentError", "UnknownProviderError", "UnknownSessionError", "Usage",
     "UsageError", "UsageSummary", "add_step_cap_node", "all_specs", "emit", "finish_when_low", "get_settings",
-    "get_spec", "load", "register", "steps_low",
+    "get_spec", "load", "nonblocking", "register", "steps_low",
 ]
 
 
@@ -37,7 +37,7 @@ def test_nothing_public_leaks_besides_all_and_submodules() -> None:
 
 
 def test_public_modules_declare_all_and_it_is_accurate() -> None:
-    for module in (artifacts, errors, events, privacy, registry, runtime, settings, steps, usage, userdata):
+    for module in (artifacts, errors, events, nodes, privacy, registry, runtime, settings, steps, usage, userdata):
         names = module.__all__
         assert names and all(hasattr(module, n) for n in names), module.__name__
         defined_here = {n for n, v in vars(module).items() if not n.startswith("_")
@@ -60,8 +60,8 @@ def test_version_comes_from_the_package_metadata() -> None:
 
 PUBLIC_MODULES = {
     # the core (this branch)
-    "agents", "artifacts", "cli", "errors", "events", "registry", "runtime", "server", "settings", "steps", "store",
-    "usage",
+    "agents", "artifacts", "cli", "errors", "events", "nodes", "registry", "runtime", "server", "settings", "steps",
+    "store", "usage",
     # where the public evaluation data lives (shared/ beside the repository)
     "shared_data",
     # access control (auth branch): keys/JWT/limits, log redaction, a user's data export and erasure

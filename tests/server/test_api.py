@@ -162,3 +162,34 @@ async def test_a_failure_after_the_stream_started_becomes_error_and_final_frames
     body = b"".join([chunk async for chunk in encode_stream(broken())]).decode()
     frames = [line.split(":", 1)[1].strip() for line in body.splitlines() if line.startswith("event:")]
     assert frames == ["token", "error", "final"]
+
+
+async def test_the_event_stream_ends_with_the_final_chunk_and_pings_while_a_turn_is_quiet() -> None:
+    import asyncio
+
+    from graphagents.events import FinalEvent, TokenEvent
+    from graphagents.server.sse import EventStream
+
+    async def turn() -> AsyncIterator[Any]:
+        yield [TokenEvent("a"), TokenEvent("b")]
+        await asyncio.sleep(0.25)  # a slow model: the stream must not look dead meanwhile
+        yield [FinalEvent("끝", True)]
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.disconnect"}
+
+    await EventStream(turn(), ping=0.1)({"type": "http"}, receive, send)
+    start, *bodies = sent
+    headers = dict(start["headers"])
+    assert headers[b"content-type"].startswith(b"text/event-stream")
+    assert b"content-length" not in headers  # a stream: chunked, never "content-length: 0"
+    assert bodies[0]["body"].count(b"event: token") == 2 and bodies[0]["more_body"]  # one burst, one write
+    pings = [b for b in bodies if b["body"] == b": ping\r\n\r\n"]
+    assert len(pings) >= 1 and all(b["more_body"] for b in pings)
+    assert bodies[-1]["body"].startswith(b"event: final") and bodies[-1]["more_body"] is False  # no extra write
+    assert len(bodies) == 2 + len(pings)

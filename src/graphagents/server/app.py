@@ -16,7 +16,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
-from sse_starlette import EventSourceResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__, _loop
@@ -40,7 +39,7 @@ from .errors import describe_validation_error
 from .limits import Admission, BodyLimitMiddleware, MethodGuardMiddleware
 from .rag_routes import router as rag_router
 from .sessions_routes import router as sessions_router
-from .sse import encode_stream
+from .sse import EventStream
 from .uploads import PATH as UPLOADS
 from .uploads import router as uploads_router
 from .uploads import upload_body_limit
@@ -280,9 +279,9 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
             "questions": [{"id": q.id, "text": q.text, "path": list(q.path)} for q in questions],
         }
 
-    @app.post("/api/agents/{name}/sessions/{session_id}/messages", response_class=EventSourceResponse,
+    @app.post("/api/agents/{name}/sessions/{session_id}/messages", response_class=EventStream,
               responses={**SSE_RESPONSE, **_errors(404, 409, 413, 422, 429, 503)})
-    async def send_message(name: str, session_id: str, body: SendMessage, user_id: CurrentUser) -> EventSourceResponse:
+    async def send_message(name: str, session_id: str, body: SendMessage, user_id: CurrentUser) -> EventStream:
         """One turn as Server-Sent Events. Everything that can be refused is refused before the stream
         starts (bad text 422, busy session 409/429, saturated server 503, with Retry-After); a failure
         after it started is an ``error`` event followed by a ``final`` event."""
@@ -291,11 +290,12 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
         await access.before_turn(user_id)  # 429 while the user's model-token window is spent
         admission.enter()  # 503 when the process already runs all the turns it admits
         try:
-            bursts = await session.astart_bursts(body.text)  # holds the session lock; raises before streaming
+            # holds the session lock; raises before streaming
+            bursts = await session.astart_bursts(body.text, linger=settings.stream_linger_ms / 1000)
         except BaseException:
             admission.leave()
             raise
-        return EventSourceResponse(encode_stream(admission.admit(access.metered(bursts, user_id))), ping=15)
+        return EventStream(admission.admit(access.metered(bursts, user_id)), ping=15)
 
     static_dir = importlib_resources.files("graphagents.server") / "static"
 
