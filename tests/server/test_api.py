@@ -153,13 +153,15 @@ async def test_agents_list_their_options_as_json_schema(client: httpx.AsyncClien
 
 async def test_a_failure_after_the_stream_started_becomes_error_and_final_frames() -> None:
     from graphagents.events import TokenEvent
-    from graphagents.server.sse import encode_stream
+    from graphagents.server.sse import encode_frames
 
     async def broken() -> AsyncIterator[Any]:
         yield [TokenEvent("partial")]
         raise RuntimeError("saver vanished")
 
-    body = b"".join([chunk async for chunk in encode_stream(broken())]).decode()
+    chunks = [item async for item in encode_frames(broken())]
+    assert [final for _, final in chunks] == [False, True]  # the error and final frames end the stream
+    body = b"".join(chunk for chunk, _ in chunks).decode()
     frames = [line.split(":", 1)[1].strip() for line in body.splitlines() if line.startswith("event:")]
     assert frames == ["token", "error", "final"]
 

@@ -50,12 +50,6 @@ async def encode_frames(bursts: AsyncIterator[list[Event]]) -> AsyncGenerator[tu
         yield encode(error) + encode(FinalEvent(ERROR_REPLY, False)), True
 
 
-async def encode_stream(bursts: AsyncIterator[list[Event]]) -> AsyncIterator[bytes]:
-    """The chunks of :func:`encode_frames` alone."""
-    async for chunk, _final in encode_frames(bursts):
-        yield chunk
-
-
 class EventStream(Response):
     """A turn's events as ``text/event-stream`` (see the module doc). A client that goes away does
     not stop the turn: it runs to its end and is checkpointed; its frames go nowhere."""
