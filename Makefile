@@ -1,5 +1,7 @@
 # One command for each thing people do. Everything runs inside .venv, created on first use.
 PYTHON ?= python3
+# pytest-xdist processes for `make test` (0: one process)
+TEST_PROCS ?= 2
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
@@ -16,7 +18,7 @@ run: $(STAMP)  ## start the server and web page on http://127.0.0.1:8000 (offlin
 	$(BIN)/graphagents serve
 
 test: $(STAMP) lint typecheck  ## lint, type check and the whole test suite
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_PROCS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests $(wildcard bench)
