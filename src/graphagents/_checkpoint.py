@@ -1,8 +1,9 @@
 """Open the LangGraph checkpointer named by a URL: SQLite file, PostgreSQL, or memory.
 
 Each URL gets a sync saver (``send``/``stream`` on graphs without async nodes, ``get_state``) and,
-for async turns, an async one. PostgreSQL has a real async saver (``AsyncPostgresSaver``, opened on
-the runtime's turn loop). A SQLite file and memory have one saver for both: :class:`SqliteCheckpointer`
+for async turns, an async one. PostgreSQL has a real async saver (LangGraph's
+``AsyncPostgresSaver`` made cheaper per call, :mod:`graphagents._pg_checkpoint`), opened on the
+runtime's turn loop. A SQLite file and memory have one saver for both: :class:`SqliteCheckpointer`
 answers the async calls inline, because a local SQLite read or write takes well under a
 millisecond, and handing each one to aiosqlite's thread cost more than the query itself (about a
 third of a turn's CPU, see bench/server_load.py).
@@ -131,9 +132,10 @@ def _open_postgres(url: str) -> BaseCheckpointSaver:
 
 async def _open_async_postgres(url: str) -> BaseCheckpointSaver:
     try:
-        from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
         from psycopg.rows import dict_row
         from psycopg_pool import AsyncConnectionPool
+
+        from ._pg_checkpoint import InlinePostgresSaver
     except ImportError as exc:
         raise _postgres_missing(exc) from exc
     pool: AsyncConnectionPool = AsyncConnectionPool(
@@ -141,7 +143,7 @@ async def _open_async_postgres(url: str) -> BaseCheckpointSaver:
     )
     try:
         await pool.open(wait=True, timeout=5)
-        saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+        saver = InlinePostgresSaver(pool)  # type: ignore[arg-type]
         await saver.setup()
     except Exception as exc:
         await pool.close()
