@@ -45,8 +45,9 @@ def test_composite_agent_in_the_browser(browser: Any, tmp_path: Path) -> None:
         page.click("#options-panel summary")
         page.fill("#session-options input[name='traveller']", "Yuna")
         page.fill("#session-options input[name='budget']", "70")
+        before = page.inner_text("#session-id")  # the old session shows until the new one is created
         page.click("#new-session")
-        page.wait_for_selector("#session-id:has-text('session')")
+        page.wait_for_function("old => document.querySelector('#session-id').textContent !== old", arg=before)
         page.fill("#input", "plan a trip")
         page.click("#send")
         page.wait_for_selector(".msg.agent:has-text('Where would you like to go?')", timeout=20_000)

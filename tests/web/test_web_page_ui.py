@@ -328,8 +328,9 @@ def test_tableqa_upload_control(browser: Any, server: Any) -> None:
                                timeout=20_000)
         assert "3행" in page.inner_text(".upload-note"), page.inner_text(".upload-note")
         assert page.locator("#upload-list input[type=checkbox]:checked").count() == 1
+        before = page.inner_text("#session-id")  # the old session shows until the new one is created
         page.click("#new-session")
-        page.wait_for_selector("#session-id:has-text('session')")
+        page.wait_for_function("old => document.querySelector('#session-id').textContent !== old", arg=before)
         say(page, "Which department has the most employees?", timeout=120_000)
         assert page.locator(".msg.error").count() == 0
         print("tableqa:", page.locator(".msg.agent").last.inner_text()[:300], page.inner_text("#state")[:600])
