@@ -12,7 +12,9 @@ third of a turn's CPU, see bench/server_load.py).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -30,6 +32,48 @@ from .errors import ConfigError, ServiceUnavailableError, redact_url
 from .store import POSTGRES_PREFIXES, sqlite_path
 
 PG_CONNECTION_KWARGS = {"autocommit": True, "prepare_threshold": 0}
+
+
+class TurnReads:
+    """What a saver may keep of the thread a turn runs on, for that turn only: the head checkpoint
+    of each of its namespaces (in the saver's own form), and a count of the writes to it, so that a read that
+    started before a write does not store an older head over the one that write left."""
+
+    def __init__(self, thread_id: str) -> None:
+        self.thread_id = thread_id  # the one thread the turn's lock keeps other writers off
+        self.heads: dict[tuple[str, str], Any] = {}  # (thread id, namespace) -> head
+        self.generation: dict[tuple[str, str], int] = {}
+        self.early: dict[tuple[str, str, str], Any] = {}  # writes that committed before their checkpoint
+
+    def changed(self, key: tuple[str, str], head: Any = None) -> None:
+        """A write to ``key`` committed (``head``: the thread's head now) or failed (None: unknown)."""
+        self.generation[key] = self.generation.get(key, 0) + 1
+        if head is None:
+            self.heads.pop(key, None)
+        else:
+            self.heads[key] = head
+
+
+_turn_reads: ContextVar[TurnReads | None] = ContextVar("graphagents_turn_reads", default=None)
+
+
+@contextmanager
+def turn_reads(thread_id: str) -> Iterator[None]:
+    """Let the saver answer reads of a thread's latest checkpoint from what this turn last read or
+    wrote (the PostgreSQL saver does; one query a turn instead of three). Open it only while
+    nothing else can write the thread: the runtime holds the session's lock, across processes.
+    Other threads a turn reads (another session's, say) are read from the database as usual."""
+    token = _turn_reads.set(TurnReads(thread_id))
+    try:
+        yield
+    finally:
+        _turn_reads.reset(token)
+
+
+def current_turn_reads(thread_id: str) -> TurnReads | None:
+    """The reads the current turn keeps of ``thread_id``, if it keeps that thread's."""
+    reads = _turn_reads.get()
+    return reads if reads is not None and reads.thread_id == thread_id else None
 
 
 class SqliteCheckpointer(SqliteSaver):

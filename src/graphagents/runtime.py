@@ -32,6 +32,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.pregel import Pregel
 
 from . import _connections, _loop
+from ._checkpoint import turn_reads
 from ._locks import SessionLocks, shared_locks_for
 from ._options import validate_options
 from ._sessions import SessionRecord
@@ -428,28 +429,33 @@ class Session:
         agent = self.agent
         graph = await agent.agraph()
         async with agent._locks.ahold(self.thread_id):
-            await agent.read_records(self._still_there)
-            put(STARTED)
-            turn = self._new_turn()
-            snapshot = await graph.aget_state(turn.config)
-            try:
-                if turn.cut_short(snapshot):  # finish what a crash interrupted before reading the text
-                    recovery = graph.astream(None, turn.begin(snapshot), **turn.stream_options)
-                    async for ns, mode, chunk in recovery:
-                        if (event := turn.event(ns, mode, chunk)) is not None:
-                            put(event)
-                    snapshot = await graph.aget_state(turn.config)
-                graph_input = turn.graph_input(snapshot, text, self._context(not snapshot.values))
-                achunks = graph.astream(graph_input, turn.begin(snapshot), **turn.stream_options)
-                async for ns, mode, chunk in achunks:
+            with turn_reads(self.thread_id):  # the lock keeps other writers off the thread until the turn ends
+                await self._arun_locked(graph, text, put)
+
+    async def _arun_locked(self, graph: CompiledStateGraph, text: str, put: Callable[[Any], None]) -> None:
+        agent = self.agent
+        await agent.read_records(self._still_there)
+        put(STARTED)
+        turn = self._new_turn()
+        snapshot = await graph.aget_state(turn.config)
+        try:
+            if turn.cut_short(snapshot):  # finish what a crash interrupted before reading the text
+                recovery = graph.astream(None, turn.begin(snapshot), **turn.stream_options)
+                async for ns, mode, chunk in recovery:
                     if (event := turn.event(ns, mode, chunk)) is not None:
                         put(event)
-            except Exception as exc:
-                put(turn.failed(exc, agent.name, self.id))
-            config = self.config
-            final = await graph.aget_state(config)
-            deep = await graph.aget_state(config, subgraphs=True) if _needs_deep(final) else None
-            put(turn.final(final, None if deep is None else (lambda: deep)))
+                snapshot = await graph.aget_state(turn.config)
+            graph_input = turn.graph_input(snapshot, text, self._context(not snapshot.values))
+            achunks = graph.astream(graph_input, turn.begin(snapshot), **turn.stream_options)
+            async for ns, mode, chunk in achunks:
+                if (event := turn.event(ns, mode, chunk)) is not None:
+                    put(event)
+        except Exception as exc:
+            put(turn.failed(exc, agent.name, self.id))
+        config = self.config
+        final = await graph.aget_state(config)
+        deep = await graph.aget_state(config, subgraphs=True) if _needs_deep(final) else None
+        put(turn.final(final, None if deep is None else (lambda: deep)))
 
     def astream(self, text: str) -> AsyncIterator[Event]:
         """The async twin of ``stream``: the turn runs on the turn loop with ``graph.astream``; events

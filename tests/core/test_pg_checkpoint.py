@@ -1,19 +1,23 @@
 """The async PostgreSQL saver the runtime opens (graphagents._pg_checkpoint.InlinePostgresSaver):
 what it stores reads back through LangGraph's stock savers exactly as what the stock async saver
-stores, it never hands work to a thread, and on a pool its queries do not queue behind one lock."""
+stores, it never hands work to a thread, on a pool its queries do not queue behind one lock, and
+inside a turn (``turn_reads``) it reads a thread's head once and answers later reads of it exactly
+as the database would."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any, TypedDict
 
+import psycopg
 import pytest
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Command, Interrupt, interrupt
+from psycopg import AsyncCursor
 
-from graphagents._checkpoint import aclose_saver, open_async_checkpointer
+from graphagents._checkpoint import aclose_saver, current_turn_reads, open_async_checkpointer, turn_reads
 from graphagents._pg_checkpoint import InlinePostgresSaver
 
 pytestmark = pytest.mark.postgres
@@ -23,6 +27,11 @@ class State(TypedDict, total=False):
     slots: dict[str, Any]
     reply: str
     turns: int
+    amount: float  # inline in the checkpoint's JSON: jsonb prints 1e+16 as an integer
+    profile: dict[str, Any]  # a blob written once: later checkpoints point at its first version
+
+
+AMOUNTS = (0.1, 1e16, 1e-07, 2.5e3)
 
 
 def _graph(saver: Any) -> Any:
@@ -31,7 +40,8 @@ def _graph(saver: Any) -> Any:
         return {"reply": str(answer), "turns": state.get("turns", 0) + 1}
 
     def fill(state: State) -> dict[str, Any]:
-        return {"slots": {**(state.get("slots") or {}), f"k{state['turns']}": state["reply"] * 2}}
+        return {"slots": {**(state.get("slots") or {}), f"k{state['turns']}": state["reply"] * 2},
+                "amount": AMOUNTS[state["turns"] % len(AMOUNTS)]}
 
     g = StateGraph(State)
     g.add_node("ask", ask)
@@ -44,7 +54,7 @@ def _graph(saver: Any) -> Any:
 
 async def _converse(graph: Any, thread: str) -> None:
     config = {"configurable": {"thread_id": thread}}
-    await graph.ainvoke({"slots": {}, "turns": 0}, config)
+    await graph.ainvoke({"slots": {}, "turns": 0, "profile": {"이름": "김민수"}}, config)
     for text in ("하나", "둘", "셋"):
         await graph.ainvoke(Command(resume=text), config)
 
@@ -104,5 +114,98 @@ async def test_on_a_pool_queries_do_not_wait_for_the_saver_lock(pg_database: str
         async with saver.lock:  # type: ignore[attr-defined]  # upstream would queue every query here
             found = await asyncio.wait_for(saver.aget_tuple({"configurable": {"thread_id": "t"}}), 10)
         assert found is not None and found.checkpoint["channel_values"]["turns"] == 3
+    finally:
+        await aclose_saver(saver)
+
+
+def _exact(found: Any) -> str:
+    """Everything a read returns, key order included (LangGraph hands these dicts on as they are)."""
+    if found is None:
+        return "None"
+    return repr((found.config, found.checkpoint, found.metadata, found.parent_config, found.pending_writes))
+
+
+async def test_inside_a_turn_reads_answer_as_the_database_does_with_one_query(
+        pg_database: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    saver = await open_async_checkpointer(pg_database)
+    stock = AsyncPostgresSaver(saver.conn)  # type: ignore[arg-type]  # reads the same pool, uncached
+    selects: list[str] = []
+    execute = AsyncCursor.execute
+
+    async def counted(cur: AsyncCursor[Any], query: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(query).lstrip().lower().startswith("select"):
+            selects.append(str(query))
+        return await execute(cur, query, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncCursor, "execute", counted)
+    graph = _graph(saver)
+    config = {"configurable": {"thread_id": "t"}}
+    try:
+        with turn_reads("t"):
+            await graph.ainvoke({"slots": {}, "turns": 0, "profile": {"이름": "김민수"}}, config)
+        for text in ("하나", "둘", "셋"):
+            with turn_reads("t"):
+                selects.clear()
+                before = await graph.aget_state(config)  # what the runtime reads before the run
+                await graph.ainvoke(Command(resume=text), config)
+                after = await graph.aget_state(config)
+                assert len(selects) == 1, selects  # the run's read and the last one came from the head
+                cached = await saver.aget_tuple(config)
+                assert _exact(cached) == _exact(await stock.aget_tuple(config))
+                assert current_turn_reads("t") is not None
+                assert current_turn_reads("u") is None  # another thread's reads are not kept
+            assert before.values["turns"] + 1 == after.values["turns"]
+            if after.values["turns"] == 1:
+                assert after.values["amount"] == 1e16 and type(after.values["amount"]) is int  # as jsonb has it
+        assert current_turn_reads("t") is None
+        assert after.values["slots"] == {"k1": "하나하나", "k2": "둘둘", "k3": "셋셋"}
+    finally:
+        await aclose_saver(saver)
+
+
+async def test_a_write_that_fails_inside_a_turn_sends_the_next_read_to_the_database(pg_database: str) -> None:
+    saver = await open_async_checkpointer(pg_database)
+    config = {"configurable": {"thread_id": "t"}}
+    try:
+        await _converse(_graph(saver), "t")
+        with turn_reads("t"):
+            head = await saver.aget_tuple(config)
+            assert head is not None
+            reads = current_turn_reads("t")
+            assert reads is not None and reads.heads
+            bad = {"configurable": {"thread_id": "t", "checkpoint_ns": "", "checkpoint_id": head.config[
+                "configurable"]["checkpoint_id"]}}
+            with pytest.raises(psycopg.DataError):  # a NUL cannot go into a text column: the insert fails
+                await saver.aput_writes(bad, [("reply\x00", "x")], "task-1")
+            assert not reads.heads  # nothing known about the thread any more
+            again = await saver.aget_tuple(config)
+            assert _exact(again) == _exact(head)
+            assert reads.heads  # read from the database and kept again
+    finally:
+        await aclose_saver(saver)
+
+
+async def test_writes_that_commit_before_their_checkpoint_are_part_of_its_head(pg_database: str) -> None:
+    """With durability "async" a task's writes can commit before the checkpoint they belong to."""
+    from langgraph.checkpoint.base import copy_checkpoint
+    from langgraph.checkpoint.base.id import uuid6
+
+    saver = await open_async_checkpointer(pg_database)
+    stock = AsyncPostgresSaver(saver.conn)  # type: ignore[arg-type]
+    config = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+    try:
+        await _converse(_graph(saver), "t")
+        with turn_reads("t"):
+            head = await saver.aget_tuple(config)
+            assert head is not None
+            following = copy_checkpoint(head.checkpoint)
+            following["id"] = str(uuid6(clock_seq=-1))
+            written = {**config["configurable"], "checkpoint_id": following["id"]}
+            await saver.aput_writes({"configurable": written}, [("reply", "먼저 온 답")], "task-early")
+            await saver.aput(head.config, following, {"source": "loop", "step": 99}, {})  # no channel changed
+            found = await saver.aget_tuple(config)
+            assert found is not None and found.pending_writes == [("task-early", "reply", "먼저 온 답")]
+            assert found.checkpoint["channel_values"]["profile"] == {"이름": "김민수"}  # an older blob
+            assert _exact(found) == _exact(await stock.aget_tuple(config))
     finally:
         await aclose_saver(saver)
