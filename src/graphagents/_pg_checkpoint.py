@@ -133,7 +133,7 @@ def _jsonb_text(value: Any) -> str:
 
 class InlinePostgresSaver(AsyncPostgresSaver):
     """``AsyncPostgresSaver`` that serializes inline, runs a pool's queries concurrently, writes a
-    checkpoint or a task's writes in one statement and, inside :func:`turn_reads`, reads a head
+    checkpoint or a task's writes in one statement and, inside ``_checkpoint.turn_reads``, reads a head
     checkpoint once."""
 
     @asynccontextmanager
