@@ -11,9 +11,11 @@ third of a turn's CPU, see bench/server_load.py).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -36,14 +38,27 @@ PG_CONNECTION_KWARGS = {"autocommit": True, "prepare_threshold": 0}
 
 class TurnReads:
     """What a saver may keep of the thread a turn runs on, for that turn only: the head checkpoint
-    of each of its namespaces (in the saver's own form), and a count of the writes to it, so that a read that
-    started before a write does not store an older head over the one that write left."""
+    of each of its namespaces (in the saver's own form), a count of the writes to it (so that a
+    read that started before a write does not store an older head over the one that write left),
+    the tasks' writes not sent yet, and the connection the turn holds (its session lock's), if any.
 
-    def __init__(self, thread_id: str) -> None:
+    A saver that holds writes back registers a flush (:meth:`hold_back`): it runs when the turn
+    ends (:func:`turn_reads`), when the runtime asks (:func:`flush_turn_writes`), and, for writes
+    that wait longer than ``linger`` seconds (a long task next to a finished one), in the
+    background."""
+
+    linger = 1.0
+
+    def __init__(self, thread_id: str, conn: Any = None) -> None:
         self.thread_id = thread_id  # the one thread the turn's lock keeps other writers off
+        self.conn = conn  # an async connection to the checkpoint database held for the turn, or None
         self.heads: dict[tuple[str, str], Any] = {}  # (thread id, namespace) -> head
         self.generation: dict[tuple[str, str], int] = {}
         self.early: dict[tuple[str, str, str], Any] = {}  # writes that committed before their checkpoint
+        self.pending: dict[tuple[str, str], dict[Any, Any]] = {}  # (thread id, namespace) -> writes held back
+        self._flush: Callable[[bool], Awaitable[None]] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._background: set[asyncio.Task[None]] = set()
 
     def changed(self, key: tuple[str, str], head: Any = None) -> None:
         """A write to ``key`` committed (``head``: the thread's head now) or failed (None: unknown)."""
@@ -53,21 +68,66 @@ class TurnReads:
         else:
             self.heads[key] = head
 
+    def hold_back(self, flush: Callable[[bool], Awaitable[None]]) -> None:
+        """A saver put writes in :attr:`pending`; ``flush(background)`` sends them."""
+        self._flush = flush
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(self.linger, self._in_background)
+
+    def took(self) -> None:
+        """A saver took writes held back into a statement: the linger restarts with the next ones."""
+        if self._timer is not None and not any(self.pending.values()):
+            self._timer.cancel()
+            self._timer = None
+
+    def _in_background(self) -> None:
+        self._timer = None
+        if self._flush is not None and any(self.pending.values()):
+            task = asyncio.ensure_future(self._flush(True))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def flush(self) -> None:
+        """Send the writes held back (an error is the caller's: the writes are dropped)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+        if self._flush is not None and any(self.pending.values()):
+            await self._flush(False)
+
 
 _turn_reads: ContextVar[TurnReads | None] = ContextVar("graphagents_turn_reads", default=None)
 
 
-@contextmanager
-def turn_reads(thread_id: str) -> Iterator[None]:
+@asynccontextmanager
+async def turn_reads(thread_id: str, conn: Any = None) -> AsyncIterator[TurnReads]:
     """Let the saver answer reads of a thread's latest checkpoint from what this turn last read or
-    wrote (the PostgreSQL saver does; one query a turn instead of three). Open it only while
-    nothing else can write the thread: the runtime holds the session's lock, across processes.
-    Other threads a turn reads (another session's, say) are read from the database as usual."""
-    token = _turn_reads.set(TurnReads(thread_id))
+    wrote (the PostgreSQL saver does; one query a turn instead of three), send a task's writes with
+    the thread's next checkpoint, and run its statements on ``conn`` (a connection the turn holds,
+    or None for the saver's pool). Open it only while nothing else can write the thread: the
+    runtime holds the session's lock, across processes. Writes still held back go out before it
+    closes. Other threads a turn reads (another session's, say) are read from the database as usual."""
+    reads = TurnReads(thread_id, conn)
+    token = _turn_reads.set(reads)
     try:
-        yield
+        try:
+            yield reads
+        except BaseException:
+            with contextlib.suppress(Exception):  # the turn's own error is the one to report
+                await reads.flush()
+            raise
+        await reads.flush()
     finally:
         _turn_reads.reset(token)
+
+
+async def flush_turn_writes() -> None:
+    """Send the writes the current turn's saver holds back (a no-op outside a turn)."""
+    reads = _turn_reads.get()
+    if reads is not None:
+        await reads.flush()
 
 
 def current_turn_reads(thread_id: str) -> TurnReads | None:

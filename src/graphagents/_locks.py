@@ -108,6 +108,10 @@ class SharedLocks(Protocol):
 
     async def ping(self) -> None: ...
 
+    def connection(self, token: Any) -> Any:
+        """The async database connection a held lock keeps (the turn may run its statements on
+        it), or None."""
+
 
 def advisory_key(key: str) -> int:
     """A stable signed 64-bit key for ``pg_advisory_lock`` (the same in every process)."""
@@ -129,8 +133,13 @@ class PostgresLocks:
         if self._pool is None:
             from psycopg_pool import AsyncConnectionPool
 
+            from . import _pg_arrays
+
+            _pg_arrays.register()  # the turn's checkpoint statements run on these connections
+
+            # prepared like the checkpointer's: the turn runs the saver's statements on this connection
             pool = AsyncConnectionPool(self.url, min_size=1, max_size=self.max_size, open=False,
-                                       kwargs={"autocommit": True, "prepare_threshold": None})
+                                       kwargs={"autocommit": True, "prepare_threshold": 0})
             try:
                 await pool.open(wait=True, timeout=5)
             except Exception as exc:
@@ -164,6 +173,9 @@ class PostgresLocks:
         except BaseException:
             await pool.putconn(conn)
             raise
+
+    def connection(self, token: Any) -> Any:
+        return token  # the connection that holds the advisory lock, for the holder's turn only
 
     async def release(self, key: str, token: Any) -> None:
         pool = await self._get_pool()
@@ -226,6 +238,9 @@ class RedisLocks:
         with contextlib.suppress(Exception):  # the lease lapsed: nothing to release
             await lock.release()
 
+    def connection(self, token: Any) -> Any:
+        return None
+
     async def ping(self) -> None:
         await self._redis().ping()
 
@@ -275,6 +290,9 @@ class FileLocks:
         import fcntl
 
         fcntl.lockf(self._file(), fcntl.LOCK_UN, 1, token)
+
+    def connection(self, token: Any) -> Any:
+        return None
 
     async def ping(self) -> None:
         self._file()
@@ -372,8 +390,9 @@ class SessionLocks:
                     del _local[key]  # nobody holds or waits: the map does not grow with sessions
 
     @contextlib.asynccontextmanager
-    async def ahold(self, key: str) -> AsyncIterator[None]:
-        """Hold the session's turn lock (on the turn loop); BusyError when the wait runs out."""
+    async def ahold(self, key: str) -> AsyncIterator[Any]:
+        """Hold the session's turn lock (on the turn loop); BusyError when the wait runs out. Yields
+        the database connection that holds the shared lock (see ``SharedLocks.connection``) or None."""
         lock = self._checkout(key)
         try:
             deadline = time.monotonic() + self.wait
@@ -383,11 +402,11 @@ class SessionLocks:
                 raise _busy(self.wait) from None
             try:
                 if self.shared is None:
-                    yield
+                    yield None
                 else:
                     token = await self.shared.acquire(key, max(deadline - time.monotonic(), 0.05))
                     try:
-                        yield
+                        yield self.shared.connection(token)
                     finally:
                         await self.shared.release(key, token)
             finally:

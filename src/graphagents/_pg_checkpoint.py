@@ -28,6 +28,7 @@ when a PostgreSQL checkpointer is configured (the ``postgres`` extra).
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -51,7 +52,10 @@ from psycopg.rows import DictRow, dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
-from ._checkpoint import current_turn_reads
+from ._checkpoint import TurnReads, current_turn_reads
+from ._pg_arrays import BoolArray, ByteaArray, Int4Array, TextArray
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["InlinePostgresSaver"]
 
@@ -71,16 +75,74 @@ ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id)
 DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata
 """
 
-_PUT_WRITES_SQL = """
-INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
-SELECT %(thread_id)s, %(checkpoint_ns)s, %(checkpoint_id)s, %(task_id)s, %(task_path)s,
-    w.idx, w.channel, w.type, w.blob
-FROM unnest(%(idx)s::int[], %(channels)s::text[], %(types)s::text[], %(blobs)s::bytea[]) AS w(idx, channel, type, blob)
-ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO
+# A task's writes, as arrays, in one statement: each key once (see ``_hold``), the rows of
+# ``WRITES_IDX_MAP`` channels replacing what is there, the others only taking free keys, as the
+# stock saver's per-row statements would leave them.
+_WRITES_CTES = """
+w AS (
+    SELECT * FROM unnest(%(w_checkpoint_ids)s::text[], %(w_task_ids)s::text[], %(w_task_paths)s::text[],
+        %(w_idx)s::int[], %(w_channels)s::text[], %(w_types)s::text[], %(w_blobs)s::bytea[], %(w_upserts)s::bool[])
+        AS w(checkpoint_id, task_id, task_path, idx, channel, type, blob, upsert)
+),
+new_writes AS (
+    INSERT INTO checkpoint_writes
+        (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
+    SELECT %(thread_id)s, %(checkpoint_ns)s, checkpoint_id, task_id, task_path, idx, channel, type, blob
+    FROM w WHERE NOT upsert
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO NOTHING
+),
+replaced_writes AS (
+    INSERT INTO checkpoint_writes
+        (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
+    SELECT %(thread_id)s, %(checkpoint_ns)s, checkpoint_id, task_id, task_path, idx, channel, type, blob
+    FROM w WHERE upsert
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+    DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob
+)
 """
-UPSERT_WRITES_SQL = _PUT_WRITES_SQL + (
-    " UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob")
-INSERT_WRITES_SQL = _PUT_WRITES_SQL + " NOTHING"
+PUT_WRITES_SQL = "WITH" + _WRITES_CTES + "SELECT 1"
+# A checkpoint with the writes held back for it (and any other of the thread's): one statement.
+PUT_CHECKPOINT_WITH_WRITES_SQL = PUT_CHECKPOINT_SQL.replace(
+    "\nINSERT INTO checkpoints", "," + _WRITES_CTES + "INSERT INTO checkpoints", 1)
+
+
+@dataclass(frozen=True)
+class _Write:
+    """One row of ``checkpoint_writes``; ``upsert``: it replaces a row with its key, else it only
+    takes a free key."""
+
+    checkpoint_id: str
+    task_id: str
+    task_path: str
+    idx: int
+    channel: str
+    type: str
+    blob: bytes | None
+    upsert: bool
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return self.checkpoint_id, self.task_id, self.idx
+
+    def selected(self) -> list[bytes | None]:
+        """The row as ``SELECT_SQL``'s ``pending_writes`` holds it."""
+        return [self.task_id.encode(), self.channel.encode(), self.type.encode(), self.blob,
+                self.task_path.encode(), str(self.idx).encode()]
+
+
+def _writes_params(writes: Sequence[_Write]) -> dict[str, Any]:
+    return {"w_checkpoint_ids": TextArray(w.checkpoint_id for w in writes),
+            "w_task_ids": TextArray(w.task_id for w in writes), "w_task_paths": TextArray(w.task_path for w in writes),
+            "w_idx": Int4Array(w.idx for w in writes), "w_channels": TextArray(w.channel for w in writes),
+            "w_types": TextArray(w.type for w in writes), "w_blobs": ByteaArray(w.blob for w in writes),
+            "w_upserts": BoolArray(w.upsert for w in writes)}
+
+
+def _keep(target: dict[Any, Any], key: Any, write: _Write, value: Any) -> None:
+    """``target[key] = value`` as the database keeps ``write``: a replacing write always, another
+    only where the key is free."""
+    if write.upsert or key not in target:
+        target[key] = value
 
 
 @dataclass
@@ -89,14 +151,16 @@ class _Head:
 
     checkpoint_id: str
     parent_id: str | None
-    checkpoint: str  # the JSON text of the checkpoint column
-    metadata: str
+    checkpoint: Any  # the checkpoint column: its JSON text as read, or the value written (see ``texts``)
+    metadata: Any
     versions: dict[str, Any]  # the checkpoint's channel versions
     blobs: dict[str, tuple[str, bytes, bytes | None]]  # channel -> (version, type, blob)
-    writes: dict[tuple[str, int], list[bytes]] = field(default_factory=dict)  # (task id, idx) -> row as selected
+    writes: dict[tuple[str, int], list[bytes | None]] = field(default_factory=dict)  # (task id, idx) -> row
 
     def row(self, thread_id: str, checkpoint_ns: str) -> dict[str, Any]:
         """The row ``SELECT_SQL`` would return, decoded afresh (callers mutate what they get)."""
+        if not isinstance(self.checkpoint, str):  # written by this turn: as jsonb gives it back, once
+            self.checkpoint, self.metadata = _jsonb_text(self.checkpoint), _jsonb_text(self.metadata)
         return {
             "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": self.checkpoint_id,
             "parent_checkpoint_id": self.parent_id, "checkpoint": json.loads(self.checkpoint),
@@ -118,23 +182,33 @@ def _numeric(text: str) -> float | int:
 def _jsonb_order(value: Any) -> Any:
     """``value`` with every object's keys in jsonb's order (shorter keys first, then bytewise)."""
     if isinstance(value, dict):
-        keys = sorted(value, key=lambda k: (len(k.encode()), k.encode()))
+        keys = sorted(value, key=_jsonb_key)
         return {k: _jsonb_order(value[k]) for k in keys}
     if isinstance(value, list):
         return [_jsonb_order(v) for v in value]
     return value
 
 
+def _jsonb_key(key: str) -> tuple[int, str]:
+    return len(key.encode()), key  # UTF-8's byte order is the code points' order
+
+
+def _jsonb_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    pairs.sort(key=lambda kv: _jsonb_key(kv[0]))
+    return dict(pairs)
+
+
 def _jsonb_text(value: Any) -> str:
     """The JSON text of what a jsonb column holding ``value`` (as psycopg's ``Jsonb`` sends it with
     ``json.dumps``) reads back as: same numbers and key order as a database read would decode."""
-    return json.dumps(_jsonb_order(json.loads(json.dumps(value), parse_float=_numeric)))
+    return json.dumps(json.loads(json.dumps(value), parse_float=_numeric, object_pairs_hook=_jsonb_object))
 
 
 class InlinePostgresSaver(AsyncPostgresSaver):
     """``AsyncPostgresSaver`` that serializes inline, runs a pool's queries concurrently, writes a
-    checkpoint or a task's writes in one statement and, inside ``_checkpoint.turn_reads``, reads a head
-    checkpoint once."""
+    checkpoint or a task's writes in one statement and, inside ``_checkpoint.turn_reads``, reads a
+    head checkpoint once, sends a task's writes with the next checkpoint and uses the turn's
+    connection."""
 
     @asynccontextmanager
     async def _cursor(self, *, pipeline: bool = False) -> AsyncIterator[AsyncCursor[DictRow]]:
@@ -153,21 +227,33 @@ class InlinePostgresSaver(AsyncPostgresSaver):
                 async with conn.cursor(binary=True, row_factory=dict_row) as cur:
                     yield cur
 
+    @asynccontextmanager
+    async def _turn_cursor(self, reads: TurnReads | None) -> AsyncIterator[AsyncCursor[DictRow]]:
+        """A cursor on the connection the turn holds (no pool checkout per statement), else the pool's."""
+        if reads is None or reads.conn is None:
+            async with self._cursor() as cur:
+                yield cur
+            return
+        async with reads.conn.cursor(binary=True, row_factory=dict_row) as cur:
+            yield cur
+
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         thread_id = config["configurable"]["thread_id"]
         reads = current_turn_reads(thread_id)
         if reads is None:
             return await super().aget_tuple(config)
         checkpoint_ns = config["configurable"].get("checkpoint_ns", "")
-        checkpoint_id = get_checkpoint_id(config)
         key = (thread_id, checkpoint_ns)
+        if reads.pending.get(key):  # a read sees every write the run made
+            await self._flush(reads, key)
+        checkpoint_id = get_checkpoint_id(config)
         head = reads.heads.get(key)
         if head is not None and (not checkpoint_id or checkpoint_id == head.checkpoint_id):
             return await self._load_checkpoint_tuple(head.row(thread_id, checkpoint_ns))  # type: ignore[arg-type]
         if checkpoint_id:
             return await super().aget_tuple(config)
         generation = reads.generation.get(key, 0)
-        async with self._cursor() as cur:
+        async with self._turn_cursor(reads) as cur:
             await cur.execute(self.SELECT_SQL + "WHERE thread_id = %s AND checkpoint_ns = %s "
                               "ORDER BY checkpoint_id DESC LIMIT 1", (thread_id, checkpoint_ns), binary=True)
             value = await cur.fetchone()
@@ -186,6 +272,15 @@ class InlinePostgresSaver(AsyncPostgresSaver):
                 json.dumps(value["metadata"]), dict(versions), blobs,
                 {(w[0].decode(), int(w[5])): w for w in value["pending_writes"] or ()})
         return await self._load_checkpoint_tuple(value)
+
+    async def alist(self, config: RunnableConfig | None, *, filter: dict[str, Any] | None = None,
+                    before: RunnableConfig | None = None, limit: int | None = None) -> AsyncIterator[CheckpointTuple]:
+        reads = current_turn_reads(config["configurable"]["thread_id"]) if config else None
+        if reads is not None:
+            for key in [k for k, held in reads.pending.items() if held]:
+                await self._flush(reads, key)
+        async for item in super().alist(config, filter=filter, before=before, limit=limit):
+            yield item
 
     async def aput(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
                    new_versions: ChannelVersions) -> RunnableConfig:
@@ -211,28 +306,35 @@ class InlinePostgresSaver(AsyncPostgresSaver):
         params = {
             "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint["id"],
             "parent_id": parent_id, "checkpoint": Jsonb(copy), "metadata": Jsonb(serializable),
-            "channels": [b[2] for b in blobs], "versions": [b[3] for b in blobs],
-            "types": [b[4] for b in blobs], "blobs": [b[5] for b in blobs],
+            "channels": TextArray(b[2] for b in blobs), "versions": TextArray(b[3] for b in blobs),
+            "types": TextArray(b[4] for b in blobs), "blobs": ByteaArray(b[5] for b in blobs),
         }
         reads, key = current_turn_reads(thread_id), (thread_id, checkpoint_ns)
+        writes = list(reads.pending.pop(key, {}).values()) if reads is not None else []
+        if writes:
+            reads.took()  # type: ignore[union-attr]
         try:
-            async with self._cursor() as cur:
-                await cur.execute(PUT_CHECKPOINT_SQL, params)
+            async with self._turn_cursor(reads) as cur:
+                if writes:  # the thread's writes held back go with it
+                    await cur.execute(PUT_CHECKPOINT_WITH_WRITES_SQL, {**params, **_writes_params(writes)})
+                else:
+                    await cur.execute(PUT_CHECKPOINT_SQL, params)
         except BaseException:
             if reads is not None:
                 reads.changed(key)
             raise
         if reads is not None:
             previous = reads.heads.get(key)
-            early = reads.early.pop((thread_id, checkpoint_ns, checkpoint["id"]), {})
             if previous is not None and previous.checkpoint_id > checkpoint["id"]:
-                return self._config_of(thread_id, checkpoint_ns, checkpoint["id"])  # the head stays the latest
+                self._committed(reads, key, writes, previous)  # the head stays the latest
+                return self._config_of(thread_id, checkpoint_ns, checkpoint["id"])
+            early = reads.early.pop((thread_id, checkpoint_ns, checkpoint["id"]), {})
             head = self._next_head(previous, checkpoint, copy, serializable, parent_id, new_versions, blobs)
             if head is not None:
                 if previous is not None and previous.checkpoint_id == head.checkpoint_id:
                     head.writes.update(previous.writes)  # the checkpoint was put again: its writes stay
                 head.writes.update(early)
-            reads.changed(key, head)
+            self._committed(reads, key, writes, head)
         return self._config_of(thread_id, checkpoint_ns, checkpoint["id"])
 
     @staticmethod
@@ -260,7 +362,19 @@ class InlinePostgresSaver(AsyncPostgresSaver):
                     kept[channel] = previous.blobs[channel]
             else:
                 return None
-        return _Head(checkpoint["id"], parent_id, _jsonb_text(stored), _jsonb_text(metadata), versions, kept)
+        return _Head(checkpoint["id"], parent_id, stored, metadata, versions, kept)
+
+    @staticmethod
+    def _committed(reads: TurnReads, key: tuple[str, str], writes: Sequence[_Write], head: _Head | None) -> None:
+        """``writes`` committed and ``head`` is the thread's head now (None: not known): the writes
+        on the head are part of its row, those on a checkpoint not put yet wait for its ``aput``."""
+        for write in writes:
+            if head is not None and write.checkpoint_id == head.checkpoint_id:
+                _keep(head.writes, (write.task_id, write.idx), write, write.selected())
+            elif head is None or write.checkpoint_id > head.checkpoint_id:
+                early = reads.early.setdefault((key[0], key[1], write.checkpoint_id), {})
+                _keep(early, (write.task_id, write.idx), write, write.selected())
+        reads.changed(key, head)
 
     async def aput_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
                           task_path: str = "") -> None:
@@ -268,39 +382,53 @@ class InlinePostgresSaver(AsyncPostgresSaver):
         configurable = config["configurable"]
         thread_id, checkpoint_ns = configurable["thread_id"], configurable["checkpoint_ns"]
         checkpoint_id = configurable["checkpoint_id"]
-        rows: dict[int, tuple[Any, ...]] = {}  # one row per key, as one statement per write would leave
+        rows: dict[int, _Write] = {}  # one row per key, as one statement per write would leave
         for row in self._dump_writes(thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, writes):
-            if upsert or row[5] not in rows:
-                rows[row[5]] = row
-        params = {
-            "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint_id,
-            "task_id": task_id, "task_path": task_path, "idx": list(rows),
-            "channels": [r[6] for r in rows.values()], "types": [r[7] for r in rows.values()],
-            "blobs": [r[8] for r in rows.values()],
-        }
-        reads, key = current_turn_reads(thread_id), (thread_id, checkpoint_ns)
-        try:
-            async with self._cursor() as cur:
-                await cur.execute(UPSERT_WRITES_SQL if upsert else INSERT_WRITES_SQL, params)
-        except BaseException:
-            if reads is not None:
-                reads.changed(key)
-            raise
+            write = _Write(checkpoint_id, task_id, task_path, row[5], row[6], row[7], row[8], upsert)
+            _keep(rows, write.idx, write, write)
+        reads = current_turn_reads(thread_id)
         if reads is None:
+            async with self._cursor() as cur:
+                await cur.execute(PUT_WRITES_SQL, {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
+                                                   **_writes_params(list(rows.values()))})
             return
-        head = reads.heads.get(key)
-        if head is not None and checkpoint_id < head.checkpoint_id:
-            return  # an older checkpoint's writes (durability "async"): not part of the head's row
-        if head is not None and checkpoint_id == head.checkpoint_id:
-            target = head.writes
-        else:  # the checkpoint itself has not committed yet (durability "async"): kept for its aput
-            target = reads.early.setdefault((thread_id, checkpoint_ns, checkpoint_id), {})
-        for idx, row in rows.items():
-            if upsert or (task_id, idx) not in target:
-                target[(task_id, idx)] = [task_id.encode(), row[6].encode(), row[7].encode(), row[8],
-                                          task_path.encode(), str(idx).encode()]
-        reads.changed(key, head)
+        # Inside a turn they wait for the thread's next checkpoint (one statement for both) or the
+        # end of the run: a crash before then loses the task's result, never a checkpoint's.
+        held = reads.pending.setdefault((thread_id, checkpoint_ns), {})
+        for write in rows.values():
+            _keep(held, write.key, write, write)
+        reads.hold_back(lambda background: self._flush_all(reads, background))
 
+    async def _flush_all(self, reads: TurnReads, background: bool) -> None:
+        for key in [k for k, held in reads.pending.items() if held]:
+            try:
+                await self._flush(reads, key, keep=background)
+            except Exception:
+                if not background:
+                    raise
+                logger.warning("checkpoint writes of thread %s could not be sent yet; they go with its "
+                               "next checkpoint", key[0], exc_info=True)
+
+    async def _flush(self, reads: TurnReads, key: tuple[str, str], *, keep: bool = False) -> None:
+        """Send the writes held back for ``key`` now (a read needs them, or the run ended). When the
+        statement fails they are dropped (the caller reports the error), or with ``keep`` held back
+        again (a background flush: the next checkpoint takes them, or reports)."""
+        writes = list(reads.pending.pop(key, {}).values())
+        if not writes:
+            return
+        reads.took()
+        try:
+            async with self._turn_cursor(reads) as cur:
+                await cur.execute(PUT_WRITES_SQL, {"thread_id": key[0], "checkpoint_ns": key[1],
+                                                   **_writes_params(writes)})
+        except BaseException:
+            reads.changed(key)
+            if keep:
+                held = reads.pending.setdefault(key, {})
+                for write in writes:
+                    held.setdefault(write.key, write)  # a newer write of the key stays
+            raise
+        self._committed(reads, key, writes, reads.heads.get(key))
     async def _load_checkpoint_tuple(self, value: DictRow) -> CheckpointTuple:
         def config_of(checkpoint_id: str) -> RunnableConfig:
             return {"configurable": {"thread_id": value["thread_id"], "checkpoint_ns": value["checkpoint_ns"],

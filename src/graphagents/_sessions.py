@@ -56,6 +56,12 @@ class SessionStore:
     def delete(self, agent: str, session_id: str) -> None:
         self.db.execute("DELETE FROM ga_sessions WHERE agent = ? AND session_id = ?", (agent, session_id))
 
+    async def aexists_on(self, conn: Any, agent: str, session_id: str) -> bool:
+        """Whether the session exists, read on ``conn``: an async (psycopg) connection to this
+        store's PostgreSQL database that the caller holds (the turn's, see ``Session._arun``)."""
+        cur = await conn.execute("SELECT 1 FROM ga_sessions WHERE agent = %s AND session_id = %s", (agent, session_id))
+        return await cur.fetchone() is not None
+
     def get(self, agent: str, session_id: str) -> SessionRecord | None:
         rows = self.db.fetchall(
             "SELECT options, created_at, user_id FROM ga_sessions WHERE agent = ? AND session_id = ?",

@@ -32,7 +32,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.pregel import Pregel
 
 from . import _connections, _loop
-from ._checkpoint import turn_reads
+from ._checkpoint import flush_turn_writes, turn_reads
 from ._locks import SessionLocks, shared_locks_for
 from ._options import validate_options
 from ._sessions import SessionRecord
@@ -428,13 +428,19 @@ class Session:
         """The turn with ``graph.astream``; runs on the turn loop, hands each event to ``put``."""
         agent = self.agent
         graph = await agent.agraph()
-        async with agent._locks.ahold(self.thread_id):
-            with turn_reads(self.thread_id):  # the lock keeps other writers off the thread until the turn ends
-                await self._arun_locked(graph, text, put)
+        # the lock keeps other writers off the thread until the turn ends; the connection that holds
+        # it (Postgres) runs the turn's checkpoint statements and its session check
+        async with agent._locks.ahold(self.thread_id) as conn, turn_reads(self.thread_id, conn):
+            await self._arun_locked(graph, text, put, conn)
 
-    async def _arun_locked(self, graph: CompiledStateGraph, text: str, put: Callable[[Any], None]) -> None:
+    async def _arun_locked(self, graph: CompiledStateGraph, text: str, put: Callable[[Any], None],
+                           conn: Any) -> None:
         agent = self.agent
-        await agent.read_records(self._still_there)
+        if conn is not None and agent.settings.resolved_database_url == agent.checkpoint_url:
+            if not await agent.sessions.aexists_on(conn, agent.name, self.id):
+                raise UnknownSessionError(f"agent {agent.name!r} has no session {self.id!r}")
+        else:
+            await agent.read_records(self._still_there)
         put(STARTED)
         turn = self._new_turn()
         snapshot = await graph.aget_state(turn.config)
@@ -444,12 +450,14 @@ class Session:
                 async for ns, mode, chunk in recovery:
                     if (event := turn.event(ns, mode, chunk)) is not None:
                         put(event)
+                await flush_turn_writes()
                 snapshot = await graph.aget_state(turn.config)
             graph_input = turn.graph_input(snapshot, text, self._context(not snapshot.values))
             achunks = graph.astream(graph_input, turn.begin(snapshot), **turn.stream_options)
             async for ns, mode, chunk in achunks:
                 if (event := turn.event(ns, mode, chunk)) is not None:
                     put(event)
+            await flush_turn_writes()  # the run's last writes (its interrupt), or the error they meet
         except Exception as exc:
             put(turn.failed(exc, agent.name, self.id))
         config = self.config

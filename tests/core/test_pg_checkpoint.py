@@ -141,10 +141,10 @@ async def test_inside_a_turn_reads_answer_as_the_database_does_with_one_query(
     graph = _graph(saver)
     config = {"configurable": {"thread_id": "t"}}
     try:
-        with turn_reads("t"):
+        async with turn_reads("t"):
             await graph.ainvoke({"slots": {}, "turns": 0, "profile": {"이름": "김민수"}}, config)
         for text in ("하나", "둘", "셋"):
-            with turn_reads("t"):
+            async with turn_reads("t"):
                 selects.clear()
                 before = await graph.aget_state(config)  # what the runtime reads before the run
                 await graph.ainvoke(Command(resume=text), config)
@@ -168,16 +168,17 @@ async def test_a_write_that_fails_inside_a_turn_sends_the_next_read_to_the_datab
     config = {"configurable": {"thread_id": "t"}}
     try:
         await _converse(_graph(saver), "t")
-        with turn_reads("t"):
+        async with turn_reads("t"):
             head = await saver.aget_tuple(config)
             assert head is not None
             reads = current_turn_reads("t")
             assert reads is not None and reads.heads
             bad = {"configurable": {"thread_id": "t", "checkpoint_ns": "", "checkpoint_id": head.config[
                 "configurable"]["checkpoint_id"]}}
+            await saver.aput_writes(bad, [("reply\x00", "x")], "task-1")  # held back for the next statement
             with pytest.raises(psycopg.DataError):  # a NUL cannot go into a text column: the insert fails
-                await saver.aput_writes(bad, [("reply\x00", "x")], "task-1")
-            assert not reads.heads  # nothing known about the thread any more
+                await saver.aget_tuple(config)  # a read sends the writes held back first
+            assert not reads.heads and not reads.pending  # nothing known about the thread any more
             again = await saver.aget_tuple(config)
             assert _exact(again) == _exact(head)
             assert reads.heads  # read from the database and kept again
@@ -195,7 +196,7 @@ async def test_writes_that_commit_before_their_checkpoint_are_part_of_its_head(p
     config = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
     try:
         await _converse(_graph(saver), "t")
-        with turn_reads("t"):
+        async with turn_reads("t"):
             head = await saver.aget_tuple(config)
             assert head is not None
             following = copy_checkpoint(head.checkpoint)
@@ -209,3 +210,129 @@ async def test_writes_that_commit_before_their_checkpoint_are_part_of_its_head(p
             assert _exact(found) == _exact(await stock.aget_tuple(config))
     finally:
         await aclose_saver(saver)
+
+
+def _checkpoint_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The saver's writing statements from now on (all start with WITH), in order."""
+    sent: list[str] = []
+    execute = AsyncCursor.execute
+
+    async def counted(cur: AsyncCursor[Any], query: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(query).lstrip().lower().startswith("with"):
+            sent.append(str(query))
+        return await execute(cur, query, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncCursor, "execute", counted)
+    return sent
+
+
+async def test_inside_a_turn_a_tasks_writes_go_with_the_next_checkpoint(
+        pg_database: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resume turn of the test graph: ask's writes go with the checkpoint after ask, fill's with
+    the one after fill, and the interrupt's, which no checkpoint follows, when the thread is read:
+    three statements, where one per checkpoint and one per task's writes made six."""
+    saver = await open_async_checkpointer(pg_database)
+    stock = AsyncPostgresSaver(saver.conn)  # type: ignore[arg-type]
+    config = {"configurable": {"thread_id": "t"}}
+    graph = _graph(saver)
+    try:
+        async with turn_reads("t"):
+            await graph.ainvoke({"slots": {}, "turns": 0, "profile": {"이름": "김민수"}}, config)
+        sent = _checkpoint_statements(monkeypatch)
+        async with turn_reads("t") as reads:
+            await graph.ainvoke(Command(resume="하나"), config)
+            assert len(sent) == 2 and all("INSERT INTO checkpoints" in q for q in sent)
+            assert any(reads.pending.values())  # the interrupt: held back until a read or the turn's end
+            state = await graph.aget_state(config)
+            assert len(sent) == 3 and "INSERT INTO checkpoints" not in sent[-1]
+            assert not any(reads.pending.values())
+            assert state.interrupts and state.interrupts[0].value == {"text": "질문 1"}
+            assert _exact(await saver.aget_tuple(config)) == _exact(await stock.aget_tuple(config))
+    finally:
+        await aclose_saver(saver)
+
+
+async def test_writes_a_failed_checkpoint_carried_are_not_stored_either(
+        pg_database: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A task's writes and the checkpoint they went with commit together or not at all."""
+    from langgraph.checkpoint.base import copy_checkpoint
+    from langgraph.checkpoint.base.id import uuid6
+
+    saver = await open_async_checkpointer(pg_database)
+    config = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+    try:
+        await _converse(_graph(saver), "t")
+        async with turn_reads("t") as reads:
+            head = await saver.aget_tuple(config)
+            assert head is not None
+            await saver.aput_writes(head.config, [("reply", "남은 답")], "task-lost")
+            following = copy_checkpoint(head.checkpoint)
+            following["id"] = str(uuid6(clock_seq=-1))
+            following["channel_values"]["reply"] = "a\x00b"  # inline in the jsonb column, which refuses a NUL
+            with pytest.raises(psycopg.Error):
+                await saver.aput(head.config, following, {"source": "loop", "step": 99}, {})
+            assert not reads.heads and not any(reads.pending.values())
+        with psycopg.connect(pg_database) as conn:
+            assert conn.execute("SELECT count(*) FROM checkpoint_writes WHERE task_id = 'task-lost'").fetchone() == (0,)
+            assert conn.execute("SELECT count(*) FROM checkpoints WHERE checkpoint_id = %s",
+                                (following["id"],)).fetchone() == (0,)
+    finally:
+        await aclose_saver(saver)
+
+
+async def test_writes_held_back_longer_than_the_linger_are_sent_in_the_background(
+        pg_database: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finished task next to a long one: its writes are stored without waiting for the step's
+    checkpoint, so a crash meanwhile does not lose them."""
+    from graphagents._checkpoint import TurnReads
+
+    monkeypatch.setattr(TurnReads, "linger", 0.05)
+    saver = await open_async_checkpointer(pg_database)
+    config = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+
+    def stored() -> int:
+        with psycopg.connect(pg_database) as conn:
+            row = conn.execute("SELECT count(*) FROM checkpoint_writes WHERE task_id = 'task-done'").fetchone()
+            return int(row[0]) if row else 0
+
+    try:
+        await _converse(_graph(saver), "t")
+        async with turn_reads("t") as reads:
+            head = await saver.aget_tuple(config)
+            assert head is not None
+            await saver.aput_writes(head.config, [("reply", "먼저 끝난 답")], "task-done")
+            assert stored() == 0
+            for _ in range(100):
+                await asyncio.sleep(0.02)
+                if stored():
+                    break
+            assert stored() == 1 and not any(reads.pending.values())
+            found = await saver.aget_tuple(config)  # the head knows the write: no second statement needed
+            assert found is not None and ("task-done", "reply", "먼저 끝난 답") in found.pending_writes
+    finally:
+        await aclose_saver(saver)
+
+
+def test_a_turn_runs_its_statements_on_the_connection_holding_its_session_lock(
+        tmp_path: Any, pg_database: str, fresh_resources: None) -> None:
+    """No pool checkout per statement: the saver's pool lends nothing during a turn, the session
+    check runs on the lock's connection too (no thread), and the turn still answers right."""
+    import graphagents as ga
+    from graphagents import _connections, _loop
+    from graphagents.agents.slotfill.spec import SPEC as SLOTFILL
+    from graphagents.registry import unregister
+    from graphagents.settings import Settings
+
+    ga.register(SLOTFILL)
+    try:
+        agent = ga.load("slotfill", settings=Settings(data_dir=tmp_path, checkpoint_url=pg_database,
+                                                      warm_on_start=False))
+        session = agent.session()
+        asyncio.run(session.asend("안녕하세요"))
+        saver = _loop.run(_connections.async_checkpointer_for(pg_database))
+        lent = saver.conn.get_stats().get("requests_num", 0)  # type: ignore[attr-defined]
+        reply = asyncio.run(session.asend("전화번호는 010-4001-7919이에요"))
+        assert saver.conn.get_stats().get("requests_num", 0) == lent  # type: ignore[attr-defined]
+        assert reply.state["slots"].get("customer_phone") == "010-4001-7919"
+    finally:
+        unregister(SLOTFILL.name)
