@@ -187,12 +187,11 @@ class Agent:
             if record is not None:
                 if record.user_id != user_id:
                     raise UnknownSessionError(f"agent {self.name!r} has no session {session_id!r}")
-                return self._open(session_id, record.options, record.user_id)
+                return self._open(record)
         sid = session_id or uuid.uuid4().hex[:16]
         check_text_values(options, "session option")
         validate_options(self.spec.session_options_model, options, agent=self.name, session=True)
-        self.sessions.create(self.name, sid, dict(options), user_id)
-        return self._open(sid, options, user_id)
+        return self._open(self.sessions.create(self.name, sid, dict(options), user_id))
 
     def create(self, session_id: str | None = None, *, user_id: str = ANONYMOUS, **options: Any) -> Session:
         """A new session; SessionExistsError when the caller already has ``session_id`` (the options of
@@ -211,12 +210,12 @@ class Agent:
         if (record := self.sessions.get(self.name, sid)) is not None:
             raise taken(record)
         try:
-            self.sessions.create(self.name, sid, dict(options), user_id)
+            created = self.sessions.create(self.name, sid, dict(options), user_id)
         except Exception:
             if (record := self.sessions.get(self.name, sid)) is not None:  # created meanwhile by another request
                 raise taken(record) from None
             raise
-        return self._open(sid, options, user_id)
+        return self._open(created)
 
     async def read_records(self, read: Callable[[], T]) -> T:
         """Run a read of the session records from a coroutine: inline when they are in a local SQLite
@@ -226,7 +225,13 @@ class Agent:
         return await asyncio.to_thread(read)
 
     async def aget_session(self, session_id: str, user_id: str | None = None) -> Session:
-        """``get_session`` from a coroutine (see :meth:`read_records`)."""
+        """``get_session`` from a coroutine (see :meth:`read_records`), answered without a query when
+        this process read or created the session lately (the message path: its turn checks the
+        record against the database under the session's lock)."""
+        _check_session_id(session_id)
+        record = self.sessions.recent(self.name, session_id)
+        if record is not None and (user_id is None or record.user_id == user_id):
+            return self._open(record)
         return await self.read_records(lambda: self.get_session(session_id, user_id))
 
     def get_session(self, session_id: str, user_id: str | None = None) -> Session:
@@ -236,11 +241,14 @@ class Agent:
         record = self.sessions.get(self.name, session_id)
         if record is None or (user_id is not None and record.user_id != user_id):
             raise UnknownSessionError(f"agent {self.name!r} has no session {session_id!r}")
-        return self._open(session_id, record.options, record.user_id)
+        return self._open(record)
 
-    def _open(self, session_id: str, raw: Mapping[str, Any], user_id: str) -> Session:
-        options, _ = validate_options(self.spec.session_options_model, raw, agent=self.name, session=True)
-        return Session(self, session_id, options, user_id)
+    def _options(self, record: SessionRecord) -> dict[str, Any]:
+        options, _ = validate_options(self.spec.session_options_model, record.options, agent=self.name, session=True)
+        return dict(options)
+
+    def _open(self, record: SessionRecord) -> Session:
+        return Session(self, record.session_id, self._options(record), record.user_id, created_at=record.created_at)
 
 
 def _check_session_id(sid: str) -> None:
@@ -281,11 +289,13 @@ def check_user_id(user_id: str) -> None:
 
 
 class Session:
-    def __init__(self, agent: Agent, session_id: str, options: Mapping[str, Any], user_id: str = ANONYMOUS) -> None:
+    def __init__(self, agent: Agent, session_id: str, options: Mapping[str, Any], user_id: str = ANONYMOUS, *,
+                 created_at: float | None = None) -> None:
         self.agent = agent
         self.id = session_id
         self.options = dict(options)
         self.user_id = user_id
+        self.created_at = created_at  # of the record this object was opened from (None: not known)
 
     @property
     def thread_id(self) -> str:
@@ -338,10 +348,17 @@ class Session:
         return questions[0].text if questions else None
 
     def _still_there(self) -> None:
-        """Checked with the turn lock held: a session erased while this message waited takes no turn
-        (its thread would otherwise come back with this turn's writes)."""
-        if self.agent.sessions.get(self.agent.name, self.id) is None:
+        self._check_record(self.agent.sessions.get(self.agent.name, self.id))
+
+    def _check_record(self, record: SessionRecord | None) -> None:
+        """Checked with the turn lock held, against the database: a session erased while this
+        message waited (or since this process last read it) takes no turn (its thread would
+        otherwise come back with this turn's writes), nor one created again under the same id by
+        someone else; created again by the same user, it runs with the new record's options."""
+        if record is None or record.user_id != self.user_id:
             raise UnknownSessionError(f"agent {self.agent.name!r} has no session {self.id!r}")
+        if record.created_at != self.created_at:
+            self.options, self.created_at = self.agent._options(record), record.created_at
 
     def _new_turn(self) -> Turn:
         agent = self.agent
@@ -437,8 +454,7 @@ class Session:
                            conn: Any) -> None:
         agent = self.agent
         if conn is not None and agent.settings.resolved_database_url == agent.checkpoint_url:
-            if not await agent.sessions.aexists_on(conn, agent.name, self.id):
-                raise UnknownSessionError(f"agent {agent.name!r} has no session {self.id!r}")
+            self._check_record(await agent.sessions.aget_on(conn, agent.name, self.id))
         else:
             await agent.read_records(self._still_there)
         put(STARTED)

@@ -248,7 +248,7 @@ async def _send_error(send: Send, status: int, message: str, headers: dict[str, 
 _bearer_scheme = HTTPBearer(auto_error=False, description="an API key (ga_...) or a JWT from the identity provider")
 
 
-def current_user(
+async def current_user(  # async: FastAPI would run a plain function in a worker thread, per request
     request: Request,
     _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer_scheme)] = None,
     _x_user_id: Annotated[str | None, Header(
