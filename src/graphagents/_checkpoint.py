@@ -55,7 +55,7 @@ class TurnReads:
         self.heads: dict[tuple[str, str], Any] = {}  # (thread id, namespace) -> head
         self.generation: dict[tuple[str, str], int] = {}
         self.early: dict[tuple[str, str, str], Any] = {}  # writes that committed before their checkpoint
-        self.pending: dict[tuple[str, str], dict[Any, Any]] = {}  # (thread id, namespace) -> writes held back
+        self.pending: dict[tuple[str, str], Any] = {}  # (thread id, namespace) -> what the saver holds back
         self._flush: Callable[[bool], Awaitable[None]] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Task[None]] = set()

@@ -49,7 +49,6 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from psycopg import AsyncCursor
 from psycopg.rows import DictRow, dict_row
-from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
 from ._checkpoint import TurnReads, current_turn_reads
@@ -59,25 +58,20 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["InlinePostgresSaver"]
 
-# One statement per checkpoint: its new blobs (as arrays) in a data-modifying CTE, which runs to
-# completion whether or not the outer statement reads it, then the checkpoint row.
-PUT_CHECKPOINT_SQL = """
-WITH blobs AS (
+# Checkpoints with their new blobs, and writes, as arrays (one per column) in one statement: each
+# part a data-modifying CTE, which runs to completion whether or not the outer statement reads it.
+# Each key once (deduplicated before): a blob's first version stays, a checkpoint put again takes
+# its last row; a write of a ``WRITES_IDX_MAP`` channel replaces what is there, another only takes
+# a free key, as the stock saver's statements, one per row, would leave them.
+_BLOBS_CTE = """
+blobs AS (
     INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
     SELECT %(thread_id)s, %(checkpoint_ns)s, b.channel, b.version, b.type, b.blob
     FROM unnest(%(channels)s::text[], %(versions)s::text[], %(types)s::text[], %(blobs)s::bytea[])
         AS b(channel, version, type, blob)
     ON CONFLICT (thread_id, checkpoint_ns, channel, version) DO NOTHING
 )
-INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-VALUES (%(thread_id)s, %(checkpoint_ns)s, %(checkpoint_id)s, %(parent_id)s, %(checkpoint)s, %(metadata)s)
-ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id)
-DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata
 """
-
-# A task's writes, as arrays, in one statement: each key once (see ``_hold``), the rows of
-# ``WRITES_IDX_MAP`` channels replacing what is there, the others only taking free keys, as the
-# stock saver's per-row statements would leave them.
 _WRITES_CTES = """
 w AS (
     SELECT * FROM unnest(%(w_checkpoint_ids)s::text[], %(w_task_ids)s::text[], %(w_task_paths)s::text[],
@@ -100,10 +94,17 @@ replaced_writes AS (
     DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob
 )
 """
+_CHECKPOINTS_INSERT = """
+INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+SELECT %(thread_id)s, %(checkpoint_ns)s, c.id, c.parent, c.checkpoint::jsonb, c.metadata::jsonb
+FROM unnest(%(ids)s::text[], %(parents)s::text[], %(checkpoints)s::text[], %(metadatas)s::text[])
+    AS c(id, parent, checkpoint, metadata)
+ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id)
+DO UPDATE SET checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata
+"""
+PUT_SQL = "WITH" + _BLOBS_CTE + _CHECKPOINTS_INSERT
+PUT_WITH_WRITES_SQL = "WITH" + _BLOBS_CTE + "," + _WRITES_CTES + _CHECKPOINTS_INSERT
 PUT_WRITES_SQL = "WITH" + _WRITES_CTES + "SELECT 1"
-# A checkpoint with the writes held back for it (and any other of the thread's): one statement.
-PUT_CHECKPOINT_WITH_WRITES_SQL = PUT_CHECKPOINT_SQL.replace(
-    "\nINSERT INTO checkpoints", "," + _WRITES_CTES + "INSERT INTO checkpoints", 1)
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,44 @@ def _keep(target: dict[Any, Any], key: Any, write: _Write, value: Any) -> None:
     only where the key is free."""
     if write.upsert or key not in target:
         target[key] = value
+
+
+@dataclass
+class _Put:
+    """A checkpoint as ``aput`` got it and as its rows will hold it."""
+
+    checkpoint: Checkpoint
+    stored: dict[str, Any]  # the checkpoint column: the channel values that go to blobs left out
+    metadata: dict[str, Any]
+    parent_id: str | None
+    new_versions: ChannelVersions
+    blobs: list[tuple[str, str, str, str, str, bytes | None]]  # as ``_dump_blobs`` gives them
+
+
+@dataclass
+class _Held:
+    """What a turn holds back for one (thread, namespace): checkpoints in order, writes by key."""
+
+    puts: list[_Put] = field(default_factory=list)
+    writes: dict[tuple[str, str, int], _Write] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.puts or self.writes)
+
+
+def _puts_params(puts: Sequence[_Put]) -> dict[str, Any]:
+    rows = {put.checkpoint["id"]: put for put in puts}  # put again: its last row
+    blobs: dict[tuple[str, str], tuple[str, str, str, str, str, bytes | None]] = {}
+    for put in puts:
+        for blob in put.blobs:
+            blobs.setdefault((blob[2], blob[3]), blob)  # a blob's first version stays
+    return {
+        "ids": TextArray(rows), "parents": TextArray(put.parent_id for put in rows.values()),
+        "checkpoints": TextArray(json.dumps(put.stored) for put in rows.values()),
+        "metadatas": TextArray(json.dumps(put.metadata) for put in rows.values()),
+        "channels": TextArray(b[2] for b in blobs.values()), "versions": TextArray(b[3] for b in blobs.values()),
+        "types": TextArray(b[4] for b in blobs.values()), "blobs": ByteaArray(b[5] for b in blobs.values()),
+    }
 
 
 @dataclass
@@ -244,8 +283,7 @@ class InlinePostgresSaver(AsyncPostgresSaver):
             return await super().aget_tuple(config)
         checkpoint_ns = config["configurable"].get("checkpoint_ns", "")
         key = (thread_id, checkpoint_ns)
-        if reads.pending.get(key):  # a read sees every write the run made
-            await self._flush(reads, key)
+        await reads.flush()  # a read sees everything the run stored (held back or being sent)
         checkpoint_id = get_checkpoint_id(config)
         head = reads.heads.get(key)
         if head is not None and (not checkpoint_id or checkpoint_id == head.checkpoint_id):
@@ -277,8 +315,7 @@ class InlinePostgresSaver(AsyncPostgresSaver):
                     before: RunnableConfig | None = None, limit: int | None = None) -> AsyncIterator[CheckpointTuple]:
         reads = current_turn_reads(config["configurable"]["thread_id"]) if config else None
         if reads is not None:
-            for key in [k for k, held in reads.pending.items() if held]:
-                await self._flush(reads, key)
+            await reads.flush()
         async for item in super().alist(config, filter=filter, before=before, limit=limit):
             yield item
 
@@ -302,39 +339,16 @@ class InlinePostgresSaver(AsyncPostgresSaver):
                 blob_values[channel] = copy["channel_values"].pop(channel)
         blob_versions = {k: v for k, v in new_versions.items() if k in blob_values}
         blobs = self._dump_blobs(thread_id, checkpoint_ns, blob_values, blob_versions) if blob_versions else []
-        serializable = get_serializable_checkpoint_metadata(config, metadata)
-        params = {
-            "thread_id": thread_id, "checkpoint_ns": checkpoint_ns, "checkpoint_id": checkpoint["id"],
-            "parent_id": parent_id, "checkpoint": Jsonb(copy), "metadata": Jsonb(serializable),
-            "channels": TextArray(b[2] for b in blobs), "versions": TextArray(b[3] for b in blobs),
-            "types": TextArray(b[4] for b in blobs), "blobs": ByteaArray(b[5] for b in blobs),
-        }
-        reads, key = current_turn_reads(thread_id), (thread_id, checkpoint_ns)
-        writes = list(reads.pending.pop(key, {}).values()) if reads is not None else []
-        if writes:
-            reads.took()  # type: ignore[union-attr]
-        try:
-            async with self._turn_cursor(reads) as cur:
-                if writes:  # the thread's writes held back go with it
-                    await cur.execute(PUT_CHECKPOINT_WITH_WRITES_SQL, {**params, **_writes_params(writes)})
-                else:
-                    await cur.execute(PUT_CHECKPOINT_SQL, params)
-        except BaseException:
-            if reads is not None:
-                reads.changed(key)
-            raise
-        if reads is not None:
-            previous = reads.heads.get(key)
-            if previous is not None and previous.checkpoint_id > checkpoint["id"]:
-                self._committed(reads, key, writes, previous)  # the head stays the latest
-                return self._config_of(thread_id, checkpoint_ns, checkpoint["id"])
-            early = reads.early.pop((thread_id, checkpoint_ns, checkpoint["id"]), {})
-            head = self._next_head(previous, checkpoint, copy, serializable, parent_id, new_versions, blobs)
-            if head is not None:
-                if previous is not None and previous.checkpoint_id == head.checkpoint_id:
-                    head.writes.update(previous.writes)  # the checkpoint was put again: its writes stay
-                head.writes.update(early)
-            self._committed(reads, key, writes, head)
+        put = _Put(checkpoint, dict(copy), dict(get_serializable_checkpoint_metadata(config, metadata)), parent_id,
+                   new_versions, blobs)
+        key = (thread_id, checkpoint_ns)
+        reads = current_turn_reads(thread_id)
+        if reads is None:
+            await self._send(None, key, _Held([put]))
+        else:  # held back: it goes with the run's next statement, when the thread is read or the turn ends
+            held = reads.pending.setdefault(key, _Held())
+            held.puts.append(put)
+            reads.hold_back(lambda background: self._flush_all(reads, background))
         return self._config_of(thread_id, checkpoint_ns, checkpoint["id"])
 
     @staticmethod
@@ -364,17 +378,33 @@ class InlinePostgresSaver(AsyncPostgresSaver):
                 return None
         return _Head(checkpoint["id"], parent_id, stored, metadata, versions, kept)
 
-    @staticmethod
-    def _committed(reads: TurnReads, key: tuple[str, str], writes: Sequence[_Write], head: _Head | None) -> None:
-        """``writes`` committed and ``head`` is the thread's head now (None: not known): the writes
-        on the head are part of its row, those on a checkpoint not put yet wait for its ``aput``."""
-        for write in writes:
+    def _committed(self, reads: TurnReads, key: tuple[str, str], held: _Held) -> None:
+        """``held`` committed: the thread's head follows its checkpoints in order (None when one is
+        not known here); the writes on the head are part of its row, those on a checkpoint not put
+        yet wait for its ``aput``."""
+        head = reads.heads.get(key)
+        for put in held.puts:
+            head = self._after_put(reads, key, head, put)
+        for write in held.writes.values():
             if head is not None and write.checkpoint_id == head.checkpoint_id:
                 _keep(head.writes, (write.task_id, write.idx), write, write.selected())
             elif head is None or write.checkpoint_id > head.checkpoint_id:
                 early = reads.early.setdefault((key[0], key[1], write.checkpoint_id), {})
                 _keep(early, (write.task_id, write.idx), write, write.selected())
         reads.changed(key, head)
+
+    def _after_put(self, reads: TurnReads, key: tuple[str, str], previous: _Head | None, put: _Put) -> _Head | None:
+        checkpoint_id = put.checkpoint["id"]
+        if previous is not None and previous.checkpoint_id > checkpoint_id:
+            return previous  # the head stays the latest
+        early = reads.early.pop((key[0], key[1], checkpoint_id), {})
+        head = self._next_head(previous, put.checkpoint, put.stored, put.metadata, put.parent_id, put.new_versions,
+                               put.blobs)
+        if head is not None:
+            if previous is not None and previous.checkpoint_id == head.checkpoint_id:
+                head.writes.update(previous.writes)  # the checkpoint was put again: its writes stay
+            head.writes.update(early)
+        return head
 
     async def aput_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
                           task_path: str = "") -> None:
@@ -386,18 +416,27 @@ class InlinePostgresSaver(AsyncPostgresSaver):
         for row in self._dump_writes(thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, writes):
             write = _Write(checkpoint_id, task_id, task_path, row[5], row[6], row[7], row[8], upsert)
             _keep(rows, write.idx, write, write)
-        reads = current_turn_reads(thread_id)
+        reads, key = current_turn_reads(thread_id), (thread_id, checkpoint_ns)
         if reads is None:
-            async with self._cursor() as cur:
-                await cur.execute(PUT_WRITES_SQL, {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns,
-                                                   **_writes_params(list(rows.values()))})
+            await self._send(None, key, _Held(writes={w.key: w for w in rows.values()}))
             return
-        # Inside a turn they wait for the thread's next checkpoint (one statement for both) or the
-        # end of the run: a crash before then loses the task's result, never a checkpoint's.
-        held = reads.pending.setdefault((thread_id, checkpoint_ns), {})
+        # Inside a turn they wait for the run's next statement (see ``aput``): a crash before then
+        # loses the task's result and the checkpoints with it, the thread staying as it was.
+        held = reads.pending.setdefault(key, _Held())
         for write in rows.values():
-            _keep(held, write.key, write, write)
+            _keep(held.writes, write.key, write, write)
         reads.hold_back(lambda background: self._flush_all(reads, background))
+
+    async def _send(self, reads: TurnReads | None, key: tuple[str, str], held: _Held) -> None:
+        """One statement for everything ``held`` has (on the turn's connection when it has one)."""
+        params: dict[str, Any] = {"thread_id": key[0], "checkpoint_ns": key[1]}
+        if held.puts:
+            params.update(_puts_params(held.puts))
+        if held.writes:
+            params.update(_writes_params(list(held.writes.values())))
+        sql = (PUT_WITH_WRITES_SQL if held.writes else PUT_SQL) if held.puts else PUT_WRITES_SQL
+        async with self._turn_cursor(reads) as cur:
+            await cur.execute(sql, params)
 
     async def _flush_all(self, reads: TurnReads, background: bool) -> None:
         for key in [k for k, held in reads.pending.items() if held]:
@@ -406,29 +445,29 @@ class InlinePostgresSaver(AsyncPostgresSaver):
             except Exception:
                 if not background:
                     raise
-                logger.warning("checkpoint writes of thread %s could not be sent yet; they go with its "
-                               "next checkpoint", key[0], exc_info=True)
+                logger.warning("checkpoints of thread %s could not be stored yet; they go with its next "
+                               "statement", key[0], exc_info=True)
 
     async def _flush(self, reads: TurnReads, key: tuple[str, str], *, keep: bool = False) -> None:
-        """Send the writes held back for ``key`` now (a read needs them, or the run ended). When the
-        statement fails they are dropped (the caller reports the error), or with ``keep`` held back
-        again (a background flush: the next checkpoint takes them, or reports)."""
-        writes = list(reads.pending.pop(key, {}).values())
-        if not writes:
+        """Send what is held back for ``key`` now (a read needs it, the run ended, or it waited too
+        long). When the statement fails it is dropped (the caller reports the error), or with
+        ``keep`` held back again (a background flush: the next statement takes it, or reports)."""
+        held = reads.pending.pop(key, None)
+        if not held:
             return
         reads.took()
         try:
-            async with self._turn_cursor(reads) as cur:
-                await cur.execute(PUT_WRITES_SQL, {"thread_id": key[0], "checkpoint_ns": key[1],
-                                                   **_writes_params(writes)})
+            await self._send(reads, key, held)
         except BaseException:
             reads.changed(key)
             if keep:
-                held = reads.pending.setdefault(key, {})
-                for write in writes:
-                    held.setdefault(write.key, write)  # a newer write of the key stays
+                later = reads.pending.setdefault(key, _Held())
+                later.puts[:0] = held.puts
+                for write_key, write in held.writes.items():
+                    later.writes.setdefault(write_key, write)  # a newer write of the key stays
             raise
-        self._committed(reads, key, writes, reads.heads.get(key))
+        self._committed(reads, key, held)
+
     async def _load_checkpoint_tuple(self, value: DictRow) -> CheckpointTuple:
         def config_of(checkpoint_id: str) -> RunnableConfig:
             return {"configurable": {"thread_id": value["thread_id"], "checkpoint_ns": value["checkpoint_ns"],

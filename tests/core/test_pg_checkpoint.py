@@ -226,11 +226,12 @@ def _checkpoint_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return sent
 
 
-async def test_inside_a_turn_a_tasks_writes_go_with_the_next_checkpoint(
+async def test_inside_a_turn_a_run_is_stored_in_one_statement(
         pg_database: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A resume turn of the test graph: ask's writes go with the checkpoint after ask, fill's with
-    the one after fill, and the interrupt's, which no checkpoint follows, when the thread is read:
-    three statements, where one per checkpoint and one per task's writes made six."""
+    """A resume turn of the test graph (ask's writes, the checkpoint after ask, fill's writes, the
+    checkpoint after fill, the interrupt's writes: five statements with the stock saver's batching,
+    more without) is held back until the thread is read and then stored in one statement, which
+    reads back exactly as the stock saver reads what it stored."""
     saver = await open_async_checkpointer(pg_database)
     stock = AsyncPostgresSaver(saver.conn)  # type: ignore[arg-type]
     config = {"configurable": {"thread_id": "t"}}
@@ -241,20 +242,22 @@ async def test_inside_a_turn_a_tasks_writes_go_with_the_next_checkpoint(
         sent = _checkpoint_statements(monkeypatch)
         async with turn_reads("t") as reads:
             await graph.ainvoke(Command(resume="하나"), config)
-            assert len(sent) == 2 and all("INSERT INTO checkpoints" in q for q in sent)
-            assert any(reads.pending.values())  # the interrupt: held back until a read or the turn's end
+            assert sent == [] and any(reads.pending.values())
             state = await graph.aget_state(config)
-            assert len(sent) == 3 and "INSERT INTO checkpoints" not in sent[-1]
+            assert len(sent) == 1 and "INSERT INTO checkpoints" in sent[0] and "new_writes" in sent[0]
             assert not any(reads.pending.values())
             assert state.interrupts and state.interrupts[0].value == {"text": "질문 1"}
+            assert state.values["slots"] == {"k1": "하나하나"}
             assert _exact(await saver.aget_tuple(config)) == _exact(await stock.aget_tuple(config))
+        assert len(sent) == 1
     finally:
         await aclose_saver(saver)
+    assert len(_history(pg_database, "t")) == 4  # every checkpoint of the two turns (two each) was stored
 
 
 async def test_writes_a_failed_checkpoint_carried_are_not_stored_either(
         pg_database: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A task's writes and the checkpoint they went with commit together or not at all."""
+    """A task's writes and the checkpoint they are sent with commit together or not at all."""
     from langgraph.checkpoint.base import copy_checkpoint
     from langgraph.checkpoint.base.id import uuid6
 
@@ -269,8 +272,9 @@ async def test_writes_a_failed_checkpoint_carried_are_not_stored_either(
             following = copy_checkpoint(head.checkpoint)
             following["id"] = str(uuid6(clock_seq=-1))
             following["channel_values"]["reply"] = "a\x00b"  # inline in the jsonb column, which refuses a NUL
+            await saver.aput(head.config, following, {"source": "loop", "step": 99}, {})  # held back
             with pytest.raises(psycopg.Error):
-                await saver.aput(head.config, following, {"source": "loop", "step": 99}, {})
+                await saver.aget_tuple(config)  # the read sends it: the statement fails
             assert not reads.heads and not any(reads.pending.values())
         with psycopg.connect(pg_database) as conn:
             assert conn.execute("SELECT count(*) FROM checkpoint_writes WHERE task_id = 'task-lost'").fetchone() == (0,)
