@@ -47,11 +47,10 @@ class TurnReads:
     that wait longer than ``linger`` seconds (a long task next to a finished one), in the
     background."""
 
-    linger = 1.0
-
-    def __init__(self, thread_id: str, conn: Any = None) -> None:
+    def __init__(self, thread_id: str, conn: Any = None, linger: float = 1.0) -> None:
         self.thread_id = thread_id  # the one thread the turn's lock keeps other writers off
         self.conn = conn  # an async connection to the checkpoint database held for the turn, or None
+        self.linger = linger  # seconds a saver may hold writes back (0: it sends each at once)
         self.heads: dict[tuple[str, str], Any] = {}  # (thread id, namespace) -> head
         self.generation: dict[tuple[str, str], int] = {}
         self.early: dict[tuple[str, str, str], Any] = {}  # writes that committed before their checkpoint
@@ -102,14 +101,15 @@ _turn_reads: ContextVar[TurnReads | None] = ContextVar("graphagents_turn_reads",
 
 
 @asynccontextmanager
-async def turn_reads(thread_id: str, conn: Any = None) -> AsyncIterator[TurnReads]:
+async def turn_reads(thread_id: str, conn: Any = None, linger: float = 1.0) -> AsyncIterator[TurnReads]:
     """Let the saver answer reads of a thread's latest checkpoint from what this turn last read or
-    wrote (the PostgreSQL saver does; one query a turn instead of three), send a task's writes with
-    the thread's next checkpoint, and run its statements on ``conn`` (a connection the turn holds,
-    or None for the saver's pool). Open it only while nothing else can write the thread: the
-    runtime holds the session's lock, across processes. Writes still held back go out before it
-    closes. Other threads a turn reads (another session's, say) are read from the database as usual."""
-    reads = TurnReads(thread_id, conn)
+    wrote (the PostgreSQL saver does; one query a turn instead of three), hold a run's checkpoints
+    and writes back to store them together (for up to ``linger`` seconds; 0: never), and run its
+    statements on ``conn`` (a connection the turn holds, or None for the saver's pool). Open it
+    only while nothing else can write the thread: the runtime holds the session's lock, across
+    processes. What is still held back is stored before it closes. Other threads a turn reads
+    (another session's, say) are read from the database as usual."""
+    reads = TurnReads(thread_id, conn, linger)
     token = _turn_reads.set(reads)
     try:
         try:

@@ -343,8 +343,8 @@ class InlinePostgresSaver(AsyncPostgresSaver):
                    new_versions, blobs)
         key = (thread_id, checkpoint_ns)
         reads = current_turn_reads(thread_id)
-        if reads is None:
-            await self._send(None, key, _Held([put]))
+        if reads is None or reads.linger <= 0:
+            await self._store(reads, key, _Held([put]))
         else:  # held back: it goes with the run's next statement, when the thread is read or the turn ends
             held = reads.pending.setdefault(key, _Held())
             held.puts.append(put)
@@ -417,8 +417,8 @@ class InlinePostgresSaver(AsyncPostgresSaver):
             write = _Write(checkpoint_id, task_id, task_path, row[5], row[6], row[7], row[8], upsert)
             _keep(rows, write.idx, write, write)
         reads, key = current_turn_reads(thread_id), (thread_id, checkpoint_ns)
-        if reads is None:
-            await self._send(None, key, _Held(writes={w.key: w for w in rows.values()}))
+        if reads is None or reads.linger <= 0:
+            await self._store(reads, key, _Held(writes={w.key: w for w in rows.values()}))
             return
         # Inside a turn they wait for the run's next statement (see ``aput``): a crash before then
         # loses the task's result and the checkpoints with it, the thread staying as it was.
@@ -426,6 +426,17 @@ class InlinePostgresSaver(AsyncPostgresSaver):
         for write in rows.values():
             _keep(held.writes, write.key, write, write)
         reads.hold_back(lambda background: self._flush_all(reads, background))
+
+    async def _store(self, reads: TurnReads | None, key: tuple[str, str], held: _Held) -> None:
+        """Send ``held`` now and keep the turn's head up to date (forgotten when the statement fails)."""
+        try:
+            await self._send(reads, key, held)
+        except BaseException:
+            if reads is not None:
+                reads.changed(key)
+            raise
+        if reads is not None:
+            self._committed(reads, key, held)
 
     async def _send(self, reads: TurnReads | None, key: tuple[str, str], held: _Held) -> None:
         """One statement for everything ``held`` has (on the turn's connection when it has one)."""

@@ -447,7 +447,8 @@ class Session:
         graph = await agent.agraph()
         # the lock keeps other writers off the thread until the turn ends; the connection that holds
         # it (Postgres) runs the turn's checkpoint statements and its session check
-        async with agent._locks.ahold(self.thread_id) as conn, turn_reads(self.thread_id, conn):
+        linger = agent.settings.checkpoint_linger_ms / 1000
+        async with agent._locks.ahold(self.thread_id) as conn, turn_reads(self.thread_id, conn, linger):
             await self._arun_locked(graph, text, put, conn)
 
     async def _arun_locked(self, graph: CompiledStateGraph, text: str, put: Callable[[Any], None],

@@ -53,6 +53,11 @@ class Settings(BaseSettings):
         "sync", description="when a turn's steps are checkpointed: 'sync' each step before the next starts, "
         "'async' while the next runs, 'exit' once at the end of the turn (cheapest; a crash loses the whole "
         "turn, which the client then sends again)")
+    checkpoint_linger_ms: float = Field(
+        1000.0, ge=0, le=60_000, description="PostgreSQL: how long a turn's checkpoints and task writes may "
+        "wait to be stored together in one statement; they are stored before the turn's final event, when the "
+        "thread is read, or after this long (a crash loses at most that much of a run, which then starts again "
+        "from its last stored step); 0 stores each as LangGraph hands it over (then DURABILITY alone decides)")
     stream_linger_ms: float = Field(
         50.0, ge=0, le=1000, description="how long the server holds a turn's events to send them together "
         "(one SSE chunk, one socket write): 0 writes each burst at once; the final event is never held")

@@ -288,9 +288,6 @@ async def test_writes_held_back_longer_than_the_linger_are_sent_in_the_backgroun
         pg_database: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A finished task next to a long one: its writes are stored without waiting for the step's
     checkpoint, so a crash meanwhile does not lose them."""
-    from graphagents._checkpoint import TurnReads
-
-    monkeypatch.setattr(TurnReads, "linger", 0.05)
     saver = await open_async_checkpointer(pg_database)
     config = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
 
@@ -301,7 +298,7 @@ async def test_writes_held_back_longer_than_the_linger_are_sent_in_the_backgroun
 
     try:
         await _converse(_graph(saver), "t")
-        async with turn_reads("t") as reads:
+        async with turn_reads("t", linger=0.05) as reads:
             head = await saver.aget_tuple(config)
             assert head is not None
             await saver.aput_writes(head.config, [("reply", "먼저 끝난 답")], "task-done")
@@ -317,10 +314,13 @@ async def test_writes_held_back_longer_than_the_linger_are_sent_in_the_backgroun
         await aclose_saver(saver)
 
 
+@pytest.mark.parametrize(("linger_ms", "stores"), [(1000, 1), (0, 6)])
 def test_a_turn_runs_its_statements_on_the_connection_holding_its_session_lock(
-        tmp_path: Any, pg_database: str, fresh_resources: None) -> None:
+        tmp_path: Any, pg_database: str, fresh_resources: None, monkeypatch: pytest.MonkeyPatch,
+        linger_ms: float, stores: int) -> None:
     """No pool checkout per statement: the saver's pool lends nothing during a turn, the session
-    check runs on the lock's connection too (no thread), and the turn still answers right."""
+    check runs on the lock's connection too (no thread), and the turn still answers right; the
+    run's checkpoints and writes are one statement, or one each with ``CHECKPOINT_LINGER_MS=0``."""
     import graphagents as ga
     from graphagents import _connections, _loop
     from graphagents.agents.slotfill.spec import SPEC as SLOTFILL
@@ -330,13 +330,37 @@ def test_a_turn_runs_its_statements_on_the_connection_holding_its_session_lock(
     ga.register(SLOTFILL)
     try:
         agent = ga.load("slotfill", settings=Settings(data_dir=tmp_path, checkpoint_url=pg_database,
-                                                      warm_on_start=False))
+                                                      warm_on_start=False, checkpoint_linger_ms=linger_ms))
         session = agent.session()
         asyncio.run(session.asend("안녕하세요"))
         saver = _loop.run(_connections.async_checkpointer_for(pg_database))
         lent = saver.conn.get_stats().get("requests_num", 0)  # type: ignore[attr-defined]
+        sent = _checkpoint_statements(monkeypatch)
         reply = asyncio.run(session.asend("전화번호는 010-4001-7919이에요"))
         assert saver.conn.get_stats().get("requests_num", 0) == lent  # type: ignore[attr-defined]
+        assert len(sent) == stores
         assert reply.state["slots"].get("customer_phone") == "010-4001-7919"
     finally:
         unregister(SLOTFILL.name)
+
+
+async def test_with_no_linger_each_checkpoint_and_write_is_stored_as_it_comes(
+        pg_database: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``CHECKPOINT_LINGER_MS=0``: nothing is held back (LangGraph's durability alone decides), and
+    reads inside the turn still answer exactly as the database does."""
+    saver = await open_async_checkpointer(pg_database)
+    stock = AsyncPostgresSaver(saver.conn)  # type: ignore[arg-type]
+    config = {"configurable": {"thread_id": "t"}}
+    graph = _graph(saver)
+    try:
+        async with turn_reads("t", linger=0):
+            await graph.ainvoke({"slots": {}, "turns": 0, "profile": {"이름": "김민수"}}, config)
+        sent = _checkpoint_statements(monkeypatch)
+        async with turn_reads("t", linger=0) as reads:
+            await graph.ainvoke(Command(resume="하나"), config)
+            assert len(sent) == 6 and not any(reads.pending.values())  # 2 checkpoints, 4 tasks' writes
+            state = await graph.aget_state(config)
+            assert len(sent) == 6 and state.values["slots"] == {"k1": "하나하나"}
+            assert _exact(await saver.aget_tuple(config)) == _exact(await stock.aget_tuple(config))
+    finally:
+        await aclose_saver(saver)
