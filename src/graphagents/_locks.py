@@ -120,11 +120,13 @@ def advisory_key(key: str) -> int:
 
 
 class PostgresLocks:
-    """Session-level advisory locks, one pooled connection per held lock."""
+    """Session-level advisory locks, one pooled connection per held lock (the turn runs its
+    checkpoint statements on it). ``max_size`` bounds the turns of a process that hold one at a time;
+    more wait for a connection, in order, within the session wait."""
 
     name = "postgres"
 
-    def __init__(self, url: str, max_size: int = 64) -> None:
+    def __init__(self, url: str, max_size: int = 16) -> None:
         self.url = url
         self.max_size = max_size
         self._pool: Any = None
@@ -307,7 +309,8 @@ _shared_guard = threading.Lock()
 _shared: dict[str, SharedLocks] = {}
 
 
-def shared_locks_for(checkpoint_url: str, cache_url: str | None, lease: float = 30.0) -> SharedLocks | None:
+def shared_locks_for(checkpoint_url: str, cache_url: str | None, lease: float = 30.0,
+                     connections: int = 16) -> SharedLocks | None:
     """The cross-process lock for a deployment: a Postgres advisory lock when the checkpointer is
     Postgres, else Redis when the cache is, else a lock file beside a SQLite checkpointer (the
     processes of one machine), else none (an in-memory checkpointer lives in one process)."""
@@ -315,7 +318,7 @@ def shared_locks_for(checkpoint_url: str, cache_url: str | None, lease: float = 
         if checkpoint_url.startswith(POSTGRES_PREFIXES):
             key = f"pg:{checkpoint_url}"
             if key not in _shared:
-                _shared[key] = PostgresLocks(checkpoint_url)
+                _shared[key] = PostgresLocks(checkpoint_url, max_size=connections)
         elif cache_url and cache_url.startswith(("redis://", "rediss://", "unix://")):
             key = f"redis:{cache_url}"
             if key not in _shared:
@@ -442,5 +445,6 @@ class SessionLocks:
 
 def session_locks_for(settings: Any) -> SessionLocks:
     """The session locks for a deployment's settings (what turns and the user-data eraser share)."""
-    shared = shared_locks_for(settings.resolved_checkpoint_url, settings.cache_url, settings.session_lock_lease)
+    shared = shared_locks_for(settings.resolved_checkpoint_url, settings.cache_url, settings.session_lock_lease,
+                              settings.turn_connections)
     return SessionLocks(shared, wait=settings.session_wait_seconds, max_waiting=settings.max_session_queue)

@@ -160,7 +160,8 @@ class Agent:
         self.graph: CompiledStateGraph = spec.build(self.build_context)
         self.async_nodes = has_async_nodes(self.graph)
         self.step_cap = spec.step_cap or self.settings.step_cap
-        shared = shared_locks_for(self.checkpoint_url, self.settings.cache_url, self.settings.session_lock_lease)
+        shared = shared_locks_for(self.checkpoint_url, self.settings.cache_url, self.settings.session_lock_lease,
+                                  self.settings.turn_connections)
         self._locks = SessionLocks(shared, wait=self.settings.session_wait_seconds,
                                    max_waiting=self.settings.max_session_queue)
         self._agraph: CompiledStateGraph | None = None

@@ -53,6 +53,10 @@ class Settings(BaseSettings):
         "sync", description="when a turn's steps are checkpointed: 'sync' each step before the next starts, "
         "'async' while the next runs, 'exit' once at the end of the turn (cheapest; a crash loses the whole "
         "turn, which the client then sends again)")
+    turn_connections: int = Field(
+        16, ge=1, le=1000, description="PostgreSQL checkpointer: connections per process for running turns (each "
+        "holds its session's advisory lock and runs the turn's checkpoint statements); more turns wait for one, "
+        "in order. Keep workers x this under PostgreSQL's max_connections, with room for the other pools")
     checkpoint_linger_ms: float = Field(
         1000.0, ge=0, le=60_000, description="PostgreSQL: how long a turn's checkpoints and task writes may "
         "wait to be stored together in one statement; they are stored before the turn's final event, when the "

@@ -86,6 +86,43 @@ def test_postgres_advisory_locks_exclude_other_connections(pg_database: str) -> 
     _loop.run(scenario())
 
 
+@pytest.mark.postgres
+def test_postgres_locks_run_at_most_their_connections_turns_at_once(pg_database: str) -> None:
+    """``TURN_CONNECTIONS``: one connection per held lock; a turn beyond them waits for one, in
+    order, and gets BusyError when its wait runs out, never an error of PostgreSQL's connection limit."""
+    locks = PostgresLocks(pg_database, max_size=2)
+
+    async def scenario() -> None:
+        first, second = await locks.acquire("s:1", 1), await locks.acquire("s:2", 1)
+        assert locks.connection(first) is not locks.connection(second)
+        with pytest.raises(BusyError):
+            await locks.acquire("s:3", 0.3)
+        waiting = asyncio.ensure_future(locks.acquire("s:3", 5))
+        await asyncio.sleep(0.1)
+        assert not waiting.done()
+        await locks.release("s:1", first)
+        third = await asyncio.wait_for(waiting, 5)  # the freed connection goes to the waiting turn
+        assert locks.connection(third) is first
+        await locks.release("s:2", second)
+        await locks.release("s:3", third)
+        await locks.close()
+
+    _loop.run(scenario())
+
+
+@pytest.mark.postgres
+def test_the_turn_connections_setting_sizes_the_postgres_lock_pool(pg_database: str) -> None:
+    from graphagents._locks import forget_shared, session_locks_for
+    from graphagents.settings import Settings
+
+    forget_shared()
+    try:
+        locks = session_locks_for(Settings(checkpoint_url=pg_database, turn_connections=3))
+        assert isinstance(locks.shared, PostgresLocks) and locks.shared.max_size == 3
+    finally:
+        forget_shared()
+
+
 @pytest.mark.redis
 def test_redis_locks_exclude_and_lapse(redis_url: str) -> None:
     one, two = RedisLocks(redis_url, lease=1), RedisLocks(redis_url, lease=1)
