@@ -40,12 +40,12 @@ class TurnReads:
     """What a saver may keep of the thread a turn runs on, for that turn only: the head checkpoint
     of each of its namespaces (in the saver's own form), a count of the writes to it (so that a
     read that started before a write does not store an older head over the one that write left),
-    the tasks' writes not sent yet, and the connection the turn holds (its session lock's), if any.
+    the checkpoints and writes the saver has not stored yet, and the connection the turn holds (its
+    session lock's), if any.
 
-    A saver that holds writes back registers a flush (:meth:`hold_back`): it runs when the turn
-    ends (:func:`turn_reads`), when the runtime asks (:func:`flush_turn_writes`), and, for writes
-    that wait longer than ``linger`` seconds (a long task next to a finished one), in the
-    background."""
+    A saver that holds them back registers a flush (:meth:`hold_back`): it runs when the turn ends
+    (:func:`turn_reads`), when the runtime or a read asks (:meth:`flush`), and, for what waited
+    longer than ``linger`` seconds (a long step), in the background."""
 
     def __init__(self, thread_id: str, conn: Any = None, linger: float = 1.0) -> None:
         self.thread_id = thread_id  # the one thread the turn's lock keeps other writers off
@@ -68,13 +68,13 @@ class TurnReads:
             self.heads[key] = head
 
     def hold_back(self, flush: Callable[[bool], Awaitable[None]]) -> None:
-        """A saver put writes in :attr:`pending`; ``flush(background)`` sends them."""
+        """A saver put something in :attr:`pending`; ``flush(background)`` stores it."""
         self._flush = flush
         if self._timer is None:
             self._timer = asyncio.get_running_loop().call_later(self.linger, self._in_background)
 
     def took(self) -> None:
-        """A saver took writes held back into a statement: the linger restarts with the next ones."""
+        """A saver took what it held back into a statement: the linger restarts with the next hold."""
         if self._timer is not None and not any(self.pending.values()):
             self._timer.cancel()
             self._timer = None
@@ -87,7 +87,8 @@ class TurnReads:
             task.add_done_callback(self._background.discard)
 
     async def flush(self) -> None:
-        """Send the writes held back (an error is the caller's: the writes are dropped)."""
+        """Store what is held back, after any background store in flight (an error is the caller's:
+        what was held back is dropped)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
@@ -124,7 +125,7 @@ async def turn_reads(thread_id: str, conn: Any = None, linger: float = 1.0) -> A
 
 
 async def flush_turn_writes() -> None:
-    """Send the writes the current turn's saver holds back (a no-op outside a turn)."""
+    """Store what the current turn's saver holds back (a no-op outside a turn)."""
     reads = _turn_reads.get()
     if reads is not None:
         await reads.flush()

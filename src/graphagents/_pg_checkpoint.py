@@ -18,6 +18,11 @@ per-call costs that a server with many concurrent sessions pays on every step ta
    kept as the rows the database holds (serialized bytes, JSON text as jsonb returns it), updated
    by this saver's own writes once they commit, and decoded like a database row on every read:
    one query a turn. A write that fails forgets the head; the next read goes to the database.
+5. Every checkpoint and every task's writes is a statement and a commit of its own. Inside a turn
+   they are held back and stored together, in one statement, when the thread is next read (the
+   runtime reads it as the run ends), when the turn ends, or after the turn's ``linger`` (in the
+   background); with a linger of 0 each is stored as it comes. The statements run on the
+   connection the turn holds for its session's lock, not on one checked out of the pool each time.
 
 The methods below mirror ``langgraph-checkpoint-postgres`` 3.2 (``aget_tuple``, ``aput``,
 ``aput_writes``, ``_load_checkpoint_tuple``, ``_cursor``); the storage format is the same
@@ -190,7 +195,7 @@ class _Head:
 
     checkpoint_id: str
     parent_id: str | None
-    checkpoint: Any  # the checkpoint column: its JSON text as read, or the value written (see ``texts``)
+    checkpoint: Any  # the checkpoint column: its JSON text as read, or the value written (see ``row``)
     metadata: Any
     versions: dict[str, Any]  # the checkpoint's channel versions
     blobs: dict[str, tuple[str, bytes, bytes | None]]  # channel -> (version, type, blob)
@@ -244,10 +249,9 @@ def _jsonb_text(value: Any) -> str:
 
 
 class InlinePostgresSaver(AsyncPostgresSaver):
-    """``AsyncPostgresSaver`` that serializes inline, runs a pool's queries concurrently, writes a
+    """``AsyncPostgresSaver`` that serializes inline, runs a pool's queries concurrently, stores a
     checkpoint or a task's writes in one statement and, inside ``_checkpoint.turn_reads``, reads a
-    head checkpoint once, sends a task's writes with the next checkpoint and uses the turn's
-    connection."""
+    head checkpoint once, stores a run in one statement and uses the turn's connection."""
 
     @asynccontextmanager
     async def _cursor(self, *, pipeline: bool = False) -> AsyncIterator[AsyncCursor[DictRow]]:
@@ -468,16 +472,14 @@ class InlinePostgresSaver(AsyncPostgresSaver):
             return
         reads.took()
         try:
-            await self._send(reads, key, held)
+            await self._store(reads, key, held)
         except BaseException:
-            reads.changed(key)
             if keep:
                 later = reads.pending.setdefault(key, _Held())
                 later.puts[:0] = held.puts
                 for write_key, write in held.writes.items():
                     later.writes.setdefault(write_key, write)  # a newer write of the key stays
             raise
-        self._committed(reads, key, held)
 
     async def _load_checkpoint_tuple(self, value: DictRow) -> CheckpointTuple:
         def config_of(checkpoint_id: str) -> RunnableConfig:

@@ -118,6 +118,20 @@ async def test_on_a_pool_queries_do_not_wait_for_the_saver_lock(pg_database: str
         await aclose_saver(saver)
 
 
+def _statements(monkeypatch: pytest.MonkeyPatch, first_word: str) -> list[str]:
+    """The async statements starting with ``first_word`` sent from now on, in order."""
+    sent: list[str] = []
+    execute = AsyncCursor.execute
+
+    async def counted(cur: AsyncCursor[Any], query: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(query).lstrip().lower().startswith(first_word):
+            sent.append(str(query))
+        return await execute(cur, query, *args, **kwargs)
+
+    monkeypatch.setattr(AsyncCursor, "execute", counted)
+    return sent
+
+
 def _exact(found: Any) -> str:
     """Everything a read returns, key order included (LangGraph hands these dicts on as they are)."""
     if found is None:
@@ -129,15 +143,7 @@ async def test_inside_a_turn_reads_answer_as_the_database_does_with_one_query(
         pg_database: str, monkeypatch: pytest.MonkeyPatch) -> None:
     saver = await open_async_checkpointer(pg_database)
     stock = AsyncPostgresSaver(saver.conn)  # type: ignore[arg-type]  # reads the same pool, uncached
-    selects: list[str] = []
-    execute = AsyncCursor.execute
-
-    async def counted(cur: AsyncCursor[Any], query: Any, *args: Any, **kwargs: Any) -> Any:
-        if str(query).lstrip().lower().startswith("select"):
-            selects.append(str(query))
-        return await execute(cur, query, *args, **kwargs)
-
-    monkeypatch.setattr(AsyncCursor, "execute", counted)
+    selects = _statements(monkeypatch, "select")
     graph = _graph(saver)
     config = {"configurable": {"thread_id": "t"}}
     try:
@@ -214,16 +220,7 @@ async def test_writes_that_commit_before_their_checkpoint_are_part_of_its_head(p
 
 def _checkpoint_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The saver's writing statements from now on (all start with WITH), in order."""
-    sent: list[str] = []
-    execute = AsyncCursor.execute
-
-    async def counted(cur: AsyncCursor[Any], query: Any, *args: Any, **kwargs: Any) -> Any:
-        if str(query).lstrip().lower().startswith("with"):
-            sent.append(str(query))
-        return await execute(cur, query, *args, **kwargs)
-
-    monkeypatch.setattr(AsyncCursor, "execute", counted)
-    return sent
+    return _statements(monkeypatch, "with")
 
 
 async def test_inside_a_turn_a_run_is_stored_in_one_statement(
