@@ -199,7 +199,11 @@ async def test_events_put_from_another_thread_arrive_in_bursts_then_the_failure(
         for item in (STARTED, TokenEvent("a"), TokenEvent("b"), RuntimeError("saver vanished"), _END):
             pipe.put(item)
 
-    await asyncio.to_thread(turn)
+    # joined while this loop is blocked: with to_thread the loop could run a delivery between two
+    # puts (a burst of one event), which made this test flaky under load
+    other = threading.Thread(target=turn)
+    other.start()
+    other.join()
     assert await pipe.get() is STARTED
     bursts = pipe.bursts()
     assert [e.text for e in await bursts.__anext__()] == ["a", "b"]  # one burst: one SSE chunk
