@@ -14,7 +14,7 @@ graph of the same shape run by the same runtime: the floor that LangGraph, the c
 the runtime cost whatever the agent does.
 
     .venv/bin/python bench/server_load.py [--workers 1 2] [--backends sqlite postgres]
-        [--sessions 20 50 100] [--pg postgresql://postgres@127.0.0.1:5432/test]
+        [--sessions 20 50 100] [--rounds 1] [--pg postgresql://postgres@127.0.0.1:5432/test]
     .venv/bin/python bench/server_load.py --in-process 1 20
 """
 
@@ -264,7 +264,7 @@ def drop_database(admin: str, name: str) -> None:
         conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
-def run_config(backend: str, workers: int, counts: list[int], pg: str) -> list[dict[str, Any]]:
+def run_config(backend: str, workers: int, counts: list[int], pg: str, rounds: int = 1) -> list[dict[str, Any]]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="ga-load-") as tmp:
         env: dict[str, str] = {}
@@ -275,7 +275,7 @@ def run_config(backend: str, workers: int, counts: list[int], pg: str) -> list[d
         try:
             with Server(workers, env, Path(tmp)) as server:
                 asyncio.run(drive(server.url, 4))  # first turns on every worker, not measured
-                for n in counts:
+                for n in (n for n in counts for _ in range(rounds)):
                     rss_before, server_cpu, client_cpu = server.rss_mb(), server.cpu_seconds(), time.process_time()
                     pg_cpu = postgres_cpu_seconds()
                     tally, seconds = asyncio.run(drive(server.url, n))
@@ -283,6 +283,7 @@ def run_config(backend: str, workers: int, counts: list[int], pg: str) -> list[d
                     pg_cpu = postgres_cpu_seconds() - pg_cpu
                     ready = httpx.get(f"{server.url}/readyz", timeout=10).json()
                     rows.append({
+                        "round": sum(1 for r in rows if r["sessions"] == n) + 1,
                         "backend": backend, "workers": workers, "sessions": n, "turns": len(tally.latencies),
                         "seconds": seconds, "turns_per_s": len(tally.latencies) / seconds,
                         "p50_ms": pct(tally.latencies, 50) * 1000, "p99_ms": pct(tally.latencies, 99) * 1000,
@@ -302,7 +303,8 @@ def run_config(backend: str, workers: int, counts: list[int], pg: str) -> list[d
 def print_row(row: dict[str, Any], baseline: float | None) -> None:
     ratio = f"  x{row['turns_per_s'] / baseline:.2f}" if baseline else ""
     errors = ", ".join(f"{k}: {v}" for k, v in row["errors"].items()) or "none"
-    print(f"{row['backend']:8} workers={row['workers']} N={row['sessions']:3}  {row['turns']:4} turns in "
+    lap = f" #{row['round']}" if row.get("round", 1) > 1 else "   "
+    print(f"{row['backend']:8} workers={row['workers']} N={row['sessions']:3}{lap}  {row['turns']:4} turns in "
           f"{row['seconds']:5.1f} s = {row['turns_per_s']:6.1f} turns/s{ratio}  p50 {row['p50_ms']:6.0f} ms  "
           f"p99 {row['p99_ms']:6.0f} ms  CPU/turn server {row['server_cpu_ms_per_turn']:4.1f} ms "
           f"client {row['client_cpu_ms_per_turn']:4.1f} ms PostgreSQL {row['postgres_cpu_ms_per_turn']:4.1f} ms  "
@@ -406,6 +408,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--backends", nargs="+", default=["sqlite", "postgres"], choices=["sqlite", "postgres"])
     parser.add_argument("--sessions", type=int, nargs="+", default=[20, 50, 100])
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="drive each N this many times against the same server (steady state: the tables grow)")
     parser.add_argument("--pg", default=PG_DEFAULT, help="an admin URL; the bench creates and drops its database")
     parser.add_argument("--in-process", type=int, nargs="*", metavar="CONCURRENCY",
                         help="measure turns through Session.asend without HTTP instead, at these concurrencies")
@@ -430,7 +434,7 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     for backend in backends:
         for workers in args.workers:
-            rows += run_config(backend, workers, args.sessions, args.pg)
+            rows += run_config(backend, workers, args.sessions, args.pg, args.rounds)
     print("\nsummary (ratio: turns/s against the first configuration at the same N)")
     for row in rows:
         base = next(r for r in rows if r["sessions"] == row["sessions"])
