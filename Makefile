@@ -5,8 +5,12 @@ TEST_PROCS ?= 2
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+# LangGraph's own server in its own environment (langgraph-api pins jsonschema-rs below our test extra's)
+LG_VENV  := .venv-langgraph
+LG_STAMP := $(LG_VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+LG_PINS  := "langgraph-cli[inmem]==0.4.40" "langgraph-api==0.16.7"
 
-.PHONY: run test lint typecheck bench eval demo clean
+.PHONY: run test lint typecheck bench eval demo clean langgraph-check
 
 $(STAMP): pyproject.toml
 	@test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -21,7 +25,7 @@ test: $(STAMP) lint typecheck  ## lint, type check and the whole test suite
 	$(BIN)/pytest -n $(TEST_PROCS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests $(wildcard bench)
+	$(BIN)/ruff check src tests $(wildcard bench scripts)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -33,8 +37,16 @@ eval: $(STAMP)  ## every registered agent's evaluation on its bundled data (the 
 	@for agent in $$($(BIN)/graphagents agents --names --evaluable); do \
 		echo "== $$agent"; $(BIN)/graphagents eval $$agent || exit 1; done
 
+$(LG_STAMP): pyproject.toml
+	@test -d $(LG_VENV) || $(PYTHON) -m venv $(LG_VENV)
+	$(LG_VENV)/bin/python -m pip install -q $(LG_PINS) -e .
+	@rm -f $(LG_VENV)/.installed-* && touch $@
+
+langgraph-check: $(LG_STAMP)  ## every graph of langgraph.json run by `langgraph dev` (LangGraph's in-memory server)
+	$(LG_VENV)/bin/python scripts/langgraph_dev_check.py
+
 demo: $(STAMP)
 	$(BIN)/graphagents demo
 
 clean:
-	rm -rf $(VENV) .graphagents .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(LG_VENV) .graphagents .pytest_cache .mypy_cache .ruff_cache

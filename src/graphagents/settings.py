@@ -40,6 +40,10 @@ class Settings(BaseSettings):
         description='named models per role, JSON: {"planner": "openai:gpt-4o", "judge": "offline"}; '
         "a role not listed uses LLM",
     )
+    langgraph_options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description='agent options of the graphs langgraph.json names, JSON: {"tableqa": {"tables": ["a.csv"]}}',
+    )
     turn_workers: int = Field(8, ge=1, le=256, description="threads that run the sync nodes of async turns")
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.types import Overwrite
 
 from graphagents.cache import SemanticCache, slot_signature
 from graphagents.events import DecisionEvent, emit
@@ -33,6 +34,7 @@ from .options import RagOptions, effective_settings
 from .profiles import ProfileStore, normalised, profile_store_for
 from .prompts import PROMPTS
 from .query import is_korean, profile_relevant, profile_terms, retrieval_query
+from .state import PER_TURN_RESET
 from .tokens import TokenCounter, TokenPlan
 
 log = logging.getLogger("graphagents.agents.rag")
@@ -139,7 +141,9 @@ class Nodes:
         answer was written for) AND cosine >= cache_threshold."""
         text = str(state.get("user_text", ""))
         flags, config, mode = self._turn_settings(state)
-        update: dict[str, Any] = {"feature_flags": flags, "agent_config": config, "mode": mode}
+        # A new question: the last turn's per-question fields go (the profile and history stay). Here,
+        # not in the caller's input, so that every caller gets it (LangGraph's own server included).
+        update: dict[str, Any] = {**PER_TURN_RESET, "feature_flags": flags, "agent_config": config, "mode": mode}
         emergency = language.detect_emergency(text)
         update["emergency"] = {"kind": emergency.kind, "notice": emergency.notice} if emergency else None
         if emergency:
@@ -161,7 +165,7 @@ class Nodes:
         return {**update, "cache_hit": True, "cached_response": str(value.get("answer", "")),
                 "cache_similarity_score": hit.similarity, "skip_pipeline": True,
                 "answer": str(value.get("answer", "")), "citations": list(value.get("citations", [])),
-                "retrieved_docs": docs, "not_found": bool(value.get("not_found", False)),
+                "retrieved_docs": Overwrite(docs), "not_found": bool(value.get("not_found", False)),
                 "query_complexity": value.get("intent"), "dynamic_k": value.get("dynamic_k")}
 
     # ----- classify_intent --------------------------------------------------------------------------

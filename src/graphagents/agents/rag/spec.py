@@ -10,7 +10,6 @@ from graphagents.userdata import UserData, UserScope
 
 from .graph import build
 from .options import RagOptions, RagSessionOptions
-from .state import PER_TURN_RESET
 
 # 9 steps for one pass (check .. refine), 4 per refine round (retrieve, assemble, generate, refine)
 # at the largest max_refine_iterations (5), store_response, and room for step_cap.
@@ -18,7 +17,7 @@ STEP_CAP = 9 + 4 * 5 + 6
 
 
 def make_input(text: str, session: SessionContext) -> dict[str, Any]:
-    return {**PER_TURN_RESET, "user_text": text, "session_id": session.session_id, "user_id": session.user_id,
+    return {"user_text": text, "session_id": session.session_id, "user_id": session.user_id,
             "session_options": dict(session.options),
             # filled from the agent's and the session's options by the first node
             "feature_flags": {}, "agent_config": {}, "mode": ""}

@@ -1,9 +1,10 @@
 """The design note's ``AgentState``: 7 categories of fields, and the reducers that merge node updates.
 
 Nodes return updates (new dicts and lists) and never mutate the state they are given. A session is
-one LangGraph thread, so the state of the last turn is still there when the next one starts:
-``make_input`` resets what belongs to one question; ``retrieved_docs`` accumulates within a turn
-through its add reducer (the note's ``Annotated[List, add]``) and is emptied by a ``None`` update.
+one LangGraph thread, so the state of the last turn is still there when the next one starts: the
+first node (``check_similarity``) resets what belongs to one question (``PER_TURN_RESET``);
+``retrieved_docs`` accumulates within a turn through its add reducer (the note's
+``Annotated[List, add]``), is emptied by a ``None`` update and replaced by an ``Overwrite``.
 """
 
 from __future__ import annotations
@@ -122,4 +123,4 @@ PER_TURN_RESET: dict[str, Any] = {
     "artifacts": [],
     "stop_reason": None,
 }
-"""What ``make_input`` resets at the start of every question (the profile and history stay)."""
+"""What the first node resets at the start of every question (the profile and history stay)."""
