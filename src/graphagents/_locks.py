@@ -14,7 +14,8 @@ Two layers:
   its lease (renewed while the turn runs), so a killed process never leaves a session locked.
 
 Every wait is bounded: ``BusyError`` (scope ``"session"``) when the session stays busy longer than
-the wait allows, scope ``"queue"`` at once when too many messages already wait for it here.
+the wait allows, scope ``"queue"`` at once when too many messages already wait for it here, scope
+``"server"`` when every Postgres lock connection (``TURN_CONNECTIONS``) holds a running turn.
 """
 
 from __future__ import annotations
@@ -130,6 +131,7 @@ class PostgresLocks:
         self.url = url
         self.max_size = max_size
         self._pool: Any = None
+        self._refused_at = -1e9  # when a turn last waited in vain for a connection (monotonic)
 
     async def _get_pool(self) -> Any:
         if self._pool is None:
@@ -159,8 +161,11 @@ class PostgresLocks:
         deadline = time.monotonic() + timeout
         try:
             conn = await pool.getconn(timeout=max(timeout, 0.1))
-        except Exception as exc:
-            raise _busy(timeout) from exc
+        except Exception as exc:  # every connection holds a running turn: the process is full, not the session
+            self._refused_at = time.monotonic()
+            raise BusyError(f"the server is running as many turns as it has database connections for "
+                            f"(TURN_CONNECTIONS={self.max_size}); retry shortly",
+                            scope="server", retry_after=max(1, round(timeout / 4))) from exc
         lock_id, pause = advisory_key(key), 0.005
         try:
             while True:
@@ -188,8 +193,22 @@ class PostgresLocks:
                 await token.close()
         await pool.putconn(token)
 
+    def in_use(self) -> int:
+        """Connections holding a running turn's lock now (at most ``max_size``)."""
+        if self._pool is None:
+            return 0
+        stats = self._pool.get_stats()
+        return int(stats.get("pool_size", 0)) - int(stats.get("pool_available", 0))
+
+    def refusing(self, within: float = 5.0) -> bool:
+        """Every connection runs a turn and a turn waited in vain for one lately: this process turns
+        messages away (busy alone is not that: under load turns wait a few milliseconds for one)."""
+        return self.in_use() >= self.max_size and time.monotonic() - self._refused_at < within
+
     async def ping(self) -> None:
         pool = await self._get_pool()
+        if self.in_use() >= self.max_size:
+            return  # every connection is running a turn: PostgreSQL answers; /readyz says the process is full
         async with pool.connection(timeout=2) as conn:
             await conn.execute("SELECT 1")
 

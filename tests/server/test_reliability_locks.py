@@ -95,8 +95,9 @@ def test_postgres_locks_run_at_most_their_connections_turns_at_once(pg_database:
     async def scenario() -> None:
         first, second = await locks.acquire("s:1", 1), await locks.acquire("s:2", 1)
         assert locks.connection(first) is not locks.connection(second)
-        with pytest.raises(BusyError):
+        with pytest.raises(BusyError) as full:
             await locks.acquire("s:3", 0.3)
+        assert full.value.scope == "server" and "TURN_CONNECTIONS=2" in str(full.value)  # 503, not the session's 409
         waiting = asyncio.ensure_future(locks.acquire("s:3", 5))
         await asyncio.sleep(0.1)
         assert not waiting.done()
@@ -261,6 +262,42 @@ async def test_a_saturated_server_is_503_and_readyz_says_so(tmp_path: Path, gate
         assert [(await s).status_code for s in slow] == [200, 200]
         assert (await c.get("/readyz")).status_code == 200
         assert (await _say(c, sids[2], "hi")).status_code == 200
+
+
+@pytest.mark.postgres
+async def test_turns_beyond_the_postgres_turn_connections_are_503_and_readyz_says_so(
+        tmp_path: Path, gate: threading.Event, pg_database: str) -> None:
+    """Every lock connection runs a turn: another session's message is refused as a full server (503,
+    naming TURN_CONNECTIONS), not as a busy session (409); /readyz says so while it lasts, and its
+    ping does not wait for a connection (it answered "store unreachable" after a 2 s pool timeout)."""
+    from graphagents._locks import forget_shared
+
+    forget_shared()
+    settings = Settings(data_dir=tmp_path, checkpoint_url=pg_database, turn_connections=1,
+                        session_wait_seconds=1, warm_on_start=False)
+    try:
+        async for c in _client(settings):
+            busy, other = await _session(c), await _session(c)
+            assert (await _say(c, other, "hi")).status_code == 200
+            slow = asyncio.ensure_future(_say(c, busy, "slow"))
+            await asyncio.sleep(0.5)
+            started = time.perf_counter()  # all in use, nobody refused yet: busy, still ready
+            assert (await c.get("/readyz")).status_code == 200 and time.perf_counter() - started < 1.5
+            refused = await _say(c, other, "Ada")
+            assert refused.status_code == 503 and int(refused.headers["retry-after"]) >= 1
+            assert "TURN_CONNECTIONS=1" in refused.json()["error"]
+            started = time.perf_counter()
+            ready = await c.get("/readyz")
+            assert ready.status_code == 503 and time.perf_counter() - started < 1.5
+            assert ready.json()["problems"] == ["saturated: every turn connection to PostgreSQL runs a turn and "
+                                                "messages are refused (TURN_CONNECTIONS=1)"]
+            gate.set()
+            assert (await slow).status_code == 200
+            assert (await c.get("/readyz")).status_code == 200
+            res = await _say(c, other, "Ada")
+            assert parse_sse(res.text)[-1][1]["text"] == "Hello Ada! Favourite colour?"
+    finally:
+        forget_shared()
 
 
 # -- erasure holds the session's turn lock -------------------------------------------------------------------

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__, _loop
+from .._locks import PostgresLocks
 from .._options import json_schema
 from ..errors import (
     BusyError,
@@ -238,6 +239,9 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
                 problems.append(f"agent {agent.name}: store unreachable ({type(exc).__name__})")
         if admission.saturated:
             problems.append(f"saturated: {admission.active} turns of {admission.limit}")
+        if any(locks.refusing() for locks in _postgres_locks(pool.built())):
+            problems.append(f"saturated: every turn connection to PostgreSQL runs a turn and messages are "
+                            f"refused (TURN_CONNECTIONS={pool.settings.turn_connections})")
         body = {"status": "ready" if not problems else "not ready", "problems": problems,
                 "turns": admission.active, "max_turns": admission.limit, "refused": admission.refused,
                 "warm_seconds": readiness.warm_seconds, "warm_errors": readiness.warm_errors}
@@ -364,6 +368,12 @@ def _lifespan(readiness: Readiness, pool: AgentPool, warm: bool, adopt_workers: 
                     await task
 
     return lifespan
+
+
+def _postgres_locks(agents: Any) -> list[PostgresLocks]:
+    """The distinct Postgres lock pools of these agents (agents on one database share one)."""
+    found = {id(a._locks.shared): a._locks.shared for a in agents if isinstance(a._locks.shared, PostgresLocks)}
+    return list(found.values())
 
 
 async def _ping(agent: Agent) -> None:
