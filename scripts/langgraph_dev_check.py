@@ -162,9 +162,31 @@ def check_supervisor(s: Server) -> str:
     return f"plan and reply ({len(reply)} characters)"
 
 
+def check_chat(s: Server) -> str:
+    """The ``<agent>_chat`` graphs: LangGraph's ``messages`` convention, as agent-chat-ui sends it."""
+    def say(thread: str, graph: str, text: str) -> dict[str, Any]:
+        return s.run(thread, graph, input={"messages": [{"type": "human", "content": text}]})
+
+    thread = s.thread()
+    out = say(thread, "slotfill_chat", "계좌 개설하고 싶어요")
+    expect(out["messages"][-1]["type"] == "ai" and "입출금통장" in out["messages"][-1]["content"],
+           f"slotfill_chat's first reply: {out['messages'][-1]}")
+    out = say(thread, "slotfill_chat", "네 맞아요")
+    expect([m["type"] for m in out["messages"]] == ["human", "ai", "human", "ai"], f"messages {out['messages']}")
+    expect(out["state"].get("stage") == "ask_lifelong_account", f"slotfill_chat stage {out['state'].get('stage')}")
+    out = say(s.thread(), "tableqa_chat", "Which department has the most employees, and what is its budget?")
+    expect("Defense" in out["messages"][-1]["content"], f"tableqa_chat: {out['messages'][-1]['content'][:200]}")
+    for graph, question in (("rag_chat", "고혈압 약은 언제 먹나요?"), ("text2sql_chat", "고객은 모두 몇 명인가요?"),
+                            ("supervisor_chat", "강남구 아파트 매매 실거래가 알려줘")):
+        out = say(s.thread(), graph, question)
+        expect(out["messages"][-1]["type"] == "ai" and bool(out["messages"][-1]["content"].strip()),
+               f"{graph}: {out['messages'][-1]}")
+    return "messages in, AI message out: slotfill across two runs of a thread, the other four answer"
+
+
 CHECKS: list[tuple[str, Callable[[Server], str]]] = [
     ("listed", check_listed), ("slotfill", check_slotfill), ("rag", check_rag), ("text2sql", check_text2sql),
-    ("tableqa", check_tableqa), ("supervisor", check_supervisor),
+    ("tableqa", check_tableqa), ("supervisor", check_supervisor), ("chat", check_chat),
 ]
 
 

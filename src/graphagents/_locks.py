@@ -295,7 +295,8 @@ class FileLocks:
     async def acquire(self, key: str, timeout: float) -> Any:
         import fcntl
 
-        fd, offset = self._file(), self._offset(key)
+        # the first use creates the file: off the event loop (the lock calls themselves never wait)
+        fd, offset = self._fd if self._fd is not None else await asyncio.to_thread(self._file), self._offset(key)
         deadline, pause = time.monotonic() + timeout, 0.002
         while True:
             try:
@@ -316,7 +317,8 @@ class FileLocks:
         return None
 
     async def ping(self) -> None:
-        self._file()
+        if self._fd is None:
+            await asyncio.to_thread(self._file)
 
 
 def _busy(waited: float) -> BusyError:

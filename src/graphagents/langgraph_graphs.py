@@ -1,25 +1,38 @@
 """Every agent's graph for LangGraph's own tooling (``langgraph dev``, LangGraph Studio,
-agent-chat-ui), named in the repository's ``langgraph.json``.
+agent-chat-ui), named in the repository's ``langgraph.json``, in two forms:
 
-Each name is the registered agent's compiled graph, built when this module is imported, with the
-options ``GRAPHAGENTS_LANGGRAPH_OPTIONS`` gives it (JSON, by agent; langgraph.json gives tableqa the
-example tables) and the configured model (``GRAPHAGENTS_LLM``; offline by default); ``build_graph``
-builds one for any registered agent (plugins included). The LangGraph server brings its own
-persistence, so these graphs are compiled without a checkpointer; graphagents' own sessions, locks
-and server are not involved. Input is the agent's state (slotfill: ``{"user_input": "안녕하세요"}``);
-a question the agent asks is an ``interrupt`` that LangGraph's UI answers with ``Command(resume=...)``.
+- ``<agent>``: the agent's own compiled graph, compiled without a checkpointer (the LangGraph server
+  persists threads itself). Studio draws its nodes and steps through them. Input is the agent's state
+  (slotfill: ``{"user_input": "안녕하세요"}``); a question the agent asks is an ``interrupt`` that the
+  UI answers with ``Command(resume=...)``.
+- ``<agent>_chat``: the agent behind LangGraph's chat convention, for chat clients (agent-chat-ui,
+  ``messages`` in and out): each run takes the last human message, runs one turn of a graphagents
+  session named after the thread (its state in graphagents' own checkpointer, ``CHECKPOINT_URL``:
+  resume or new run decided as the server does) and adds the reply as an AI message, with the
+  agent's public state under ``state``.
+
+Each is built when this module is imported, with the options ``GRAPHAGENTS_LANGGRAPH_OPTIONS``
+gives it (JSON, by agent; langgraph.json gives tableqa the example tables) and the configured model
+(``GRAPHAGENTS_LLM``; offline by default); ``build_graph`` and ``chat_graph`` build one for any
+registered agent (plugins included).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.message import add_messages
 
 from ._options import validate_options
 from .llm import load_chat_model
 from .registry import BuildContext, get_spec
 from .settings import get_settings
 
-__all__ = ["build_graph", "rag", "slotfill", "supervisor", "tableqa", "text2sql"]
+__all__ = ["build_graph", "chat_graph", "ChatState", "rag", "slotfill", "supervisor", "tableqa", "text2sql",
+           "rag_chat", "slotfill_chat", "supervisor_chat", "tableqa_chat", "text2sql_chat"]
 
 
 def build_graph(name: str) -> Any:
@@ -36,6 +49,49 @@ def build_graph(name: str) -> Any:
     return spec.build(ctx)
 
 
+class ChatState(TypedDict, total=False):
+    messages: Annotated[list[AnyMessage], add_messages]
+    state: dict[str, Any]  # the agent's public state after the last turn (what graphagents' web page shows)
+
+
+def _text_of(message: AnyMessage) -> str:
+    content = message.content
+    if isinstance(content, str):
+        return content
+    return "".join(part if isinstance(part, str) else str(part.get("text", "")) for part in content
+                   if isinstance(part, str) or part.get("type") == "text")
+
+
+def chat_graph(name: str) -> Any:
+    """Agent ``name`` as a one-node ``messages`` graph: a turn of the graphagents session named after
+    the LangGraph thread per run (see the module's docstring)."""
+    from .runtime import load
+
+    settings = get_settings()
+    agent = load(name, settings=settings, **settings.langgraph_options.get(name, {}))
+
+    def turn(state: ChatState, config: RunnableConfig) -> dict[str, Any]:
+        asked = next((m for m in reversed(state.get("messages") or []) if isinstance(m, HumanMessage)), None)
+        if asked is None:
+            raise ValueError(f"{name}_chat: send a human message (messages: [{{type: human, content: ...}}])")
+        configurable = config.get("configurable") or {}
+        thread = str(configurable.get("thread_id") or "")
+        if not thread:
+            raise ValueError(f"{name}_chat: run it on a thread (its session is named after the thread)")
+        # whose data (rag's health profile, slotfill's applications): the LangGraph server's signed-in
+        # user, else the thread alone; never one "anonymous" shared by every thread of the server
+        user = str(configurable.get("langgraph_auth_user_id") or f"thread:{thread}")
+        session = agent.session(thread, user_id=user)
+        reply = session.send(_text_of(asked))  # sync: the server runs it in a worker thread
+        return {"messages": [AIMessage(reply.text)], "state": reply.state}
+
+    g: StateGraph[Any] = StateGraph(ChatState)
+    g.add_node("turn", turn)
+    g.add_edge(START, "turn")
+    g.add_edge("turn", END)
+    return g.compile(name=f"{name}_chat")
+
+
 # The LangGraph server takes each name from this module's namespace (``module.__dict__``, not
 # ``getattr``). A function there is a graph factory that it calls on every run, inside its event loop,
 # where building an agent (text2sql's demo database, supervisor's datasets: seconds) would stall
@@ -47,3 +103,8 @@ slotfill = build_graph("slotfill")
 supervisor = build_graph("supervisor")
 tableqa = build_graph("tableqa")
 text2sql = build_graph("text2sql")
+rag_chat = chat_graph("rag")
+slotfill_chat = chat_graph("slotfill")
+supervisor_chat = chat_graph("supervisor")
+tableqa_chat = chat_graph("tableqa")
+text2sql_chat = chat_graph("text2sql")
