@@ -15,6 +15,7 @@ process may be adopted.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -40,10 +41,37 @@ def turn_loop(workers: int = 8) -> asyncio.AbstractEventLoop:
                 loop.call_soon(ready.set)
                 loop.run_forever()
 
-            threading.Thread(target=run, name="graphagents-turn-loop", daemon=True).start()
+            thread = threading.Thread(target=run, name="graphagents-turn-loop", daemon=True)
+            thread.start()
             ready.wait()
+            atexit.register(_stop, loop, thread)
             _loop = loop
         return _loop
+
+
+def _stop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+    """At exit, end what still runs on this process's own turn loop (connection pools' workers) and
+    stop it: left to the interpreter's teardown, each pending task printed "Task was destroyed but
+    it is pending!" after every CLI command on PostgreSQL. A turn's stores end with the turn, so
+    nothing a caller was answered is pending here."""
+    if loop.is_closed() or not loop.is_running() or not thread.is_alive():
+        return
+
+    async def cancel_all() -> None:
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=2)
+
+    try:
+        asyncio.run_coroutine_threadsafe(cancel_all(), loop).result(timeout=3)
+    except Exception:  # a wedged loop: the interpreter's teardown takes it as before
+        return
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(timeout=2)
+    if not thread.is_alive():
+        loop.close()
 
 
 def adopt(loop: asyncio.AbstractEventLoop, workers: int = 8) -> bool:

@@ -158,3 +158,18 @@ def test_a_failed_turn_says_so_without_verbose(example_spec: Any, monkeypatch: p
                                                capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(monkeypatch, capsys, "ask", "example", "hi", "-o", "loop=raw")
     assert code == 0 and "error:" in out  # the step cap hit (an error event) is never hidden
+
+
+@pytest.mark.postgres
+def test_a_command_on_postgres_exits_without_pending_task_noise(pg_database: str, tmp_path: Path) -> None:
+    """The turn loop's connection pools end with the process: the interpreter's teardown printed
+    "Task was destroyed but it is pending!" for each pool worker after every command."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "GRAPHAGENTS_DATA_DIR": str(tmp_path), "GRAPHAGENTS_CHECKPOINT_URL": pg_database}
+    done = subprocess.run([sys.executable, "-m", "graphagents", "ask", "slotfill", "계좌 개설하고 싶어요"],
+                          env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "입출금통장" in done.stdout
+    assert "Task was destroyed" not in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]
