@@ -161,7 +161,11 @@ class PostgresLocks:
         deadline = time.monotonic() + timeout
         try:
             conn = await pool.getconn(timeout=max(timeout, 0.1))
-        except Exception as exc:  # every connection holds a running turn: the process is full, not the session
+        except Exception as exc:
+            if self.in_use() < self.max_size:  # room for a connection and none came: the database is away
+                raise ServiceUnavailableError(
+                    f"cannot reach PostgreSQL for session locks at {redact_url(self.url)}") from exc
+            # every connection holds a running turn: the process is full, not the session
             self._refused_at = time.monotonic()
             raise BusyError(f"the server is running as many turns as it has database connections for "
                             f"(TURN_CONNECTIONS={self.max_size}); retry shortly",

@@ -112,6 +112,35 @@ def test_postgres_locks_run_at_most_their_connections_turns_at_once(pg_database:
 
 
 @pytest.mark.postgres
+def test_postgres_locks_say_the_database_is_away_not_that_the_server_is_full(pg_database: str) -> None:
+    """Connections to spare and none can be made (the database refuses them): 503 for an unreachable
+    service, not the 'as many turns as connections' of a full process."""
+    import psycopg
+
+    from graphagents.errors import ServiceUnavailableError
+
+    locks = PostgresLocks(pg_database, max_size=4)
+    name = pg_database.rsplit("/", 1)[1]
+    admin = pg_database.rsplit("/", 1)[0] + "/postgres"
+
+    async def scenario() -> None:
+        held = await locks.acquire("s:1", 1)
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+        try:
+            with pytest.raises(ServiceUnavailableError, match="cannot reach PostgreSQL"):
+                await locks.acquire("s:2", 0.5)
+            assert not locks.refusing()
+        finally:
+            with psycopg.connect(admin, autocommit=True) as conn:
+                conn.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
+        await locks.release("s:1", held)
+        await locks.close()
+
+    _loop.run(scenario())
+
+
+@pytest.mark.postgres
 def test_the_turn_connections_setting_sizes_the_postgres_lock_pool(pg_database: str) -> None:
     from graphagents._locks import forget_shared, session_locks_for
     from graphagents.settings import Settings
