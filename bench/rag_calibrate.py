@@ -18,11 +18,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
 
 import numpy as np
 
-from graphagents.agents.rag.corpus import find_shared
+from graphagents.agents.rag.corpus import medical_corpus_path
+from graphagents.packagedata import package_path
 from graphagents.retrieval import load_embedder, sentences
 
 
@@ -30,10 +30,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=60)
     args = parser.parse_args()
-    qpath = find_shared("datasets/medical/dev/questions.jsonl")
-    cpath = find_shared("datasets/medical/corpus/passages.jsonl")
-    if qpath is None or cpath is None:
-        sys.exit("shared/datasets/medical is needed beside the repository")
+    qpath = package_path("graphagents.agents.rag", "evaldata", "dev_questions.jsonl")
+    cpath = medical_corpus_path()
     rng = random.Random(3)
     questions = [json.loads(line) for line in qpath.read_text(encoding="utf-8").splitlines()]
     questions = rng.sample(questions, min(args.n, len(questions)))

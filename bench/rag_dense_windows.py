@@ -31,9 +31,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_util import pct  # noqa: E402
 
-from graphagents.agents.rag.corpus import find_shared  # noqa: E402
+from graphagents.agents.rag.corpus import medical_corpus_path  # noqa: E402
 from graphagents.agents.rag.language import named_terms  # noqa: E402
 from graphagents.agents.rag.query import retrieval_query  # noqa: E402
+from graphagents.packagedata import package_path  # noqa: E402
 from graphagents.retrieval import chunk_text, ingest, load_embedder, open_store  # noqa: E402
 from graphagents.retrieval._documents import RRF_K, rrf  # noqa: E402
 from graphagents.retrieval._store import FUSION_DEPTH  # noqa: E402
@@ -53,10 +54,7 @@ def main() -> None:
     parser.add_argument("--overlap", type=int, default=100, help="window overlap (chunk_text overlap_chars)")
     parser.add_argument("--weight", type=float, default=0.5, help="RRF weight of the dense list (BM25's is 1)")
     args = parser.parse_args()
-    qpath, cpath = find_shared("datasets/medical/dev/questions.jsonl"), find_shared(
-        "datasets/medical/corpus/passages.jsonl")
-    if qpath is None or cpath is None:
-        sys.exit("shared/datasets/medical is needed beside the repository")
+    qpath, cpath = package_path("graphagents.agents.rag", "evaldata", "dev_questions.jsonl"), medical_corpus_path()
     questions = [json.loads(line) for line in qpath.read_text(encoding="utf-8").splitlines()]
     passages = [json.loads(line) for line in cpath.read_text(encoding="utf-8").splitlines()]
     embedder = load_embedder()

@@ -33,11 +33,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_util import ListEmbedder, pct, start_pgvector  # noqa: E402
 from retrieval_search import BruteForce, report, run_store, synthetic, timed  # noqa: E402
 
-from graphagents.agents.rag.corpus import find_shared  # noqa: E402
+from graphagents.agents.rag.corpus import medical_corpus_path  # noqa: E402
+from graphagents.packagedata import package_path  # noqa: E402
 from graphagents.retrieval import Document, load_embedder, open_store  # noqa: E402
 
-QUESTIONS = "datasets/medical/dev/questions.jsonl"
-CORPUS = "datasets/medical/corpus/passages.jsonl"
+QUESTIONS = package_path("graphagents.agents.rag", "evaldata", "dev_questions.jsonl")
+CORPUS = medical_corpus_path()
 
 
 def rss_mb() -> float:
@@ -45,9 +46,7 @@ def rss_mb() -> float:
 
 
 def medical_docs() -> list[Document]:
-    path = find_shared(CORPUS)
-    if path is None:
-        sys.exit(f"shared/{CORPUS} is needed beside the repository")
+    path = CORPUS
     docs = []
     for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
@@ -59,9 +58,7 @@ def agent_queries(n: int) -> list[str]:
     from graphagents.agents.rag.language import named_terms
     from graphagents.agents.rag.query import retrieval_query
 
-    path = find_shared(QUESTIONS)
-    assert path is not None
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines()]
     texts = [t for r in rows for t in (r["question"], r["question_ko"])][:n]
     return [retrieval_query(t, {}, extra=named_terms(t)) for t in texts]
 
@@ -160,8 +157,7 @@ def cache_lookup(args: argparse.Namespace) -> None:
 def ingest_throughput(args: argparse.Namespace, work: Path) -> None:
     from graphagents.retrieval import ingest
 
-    path = find_shared(CORPUS)
-    assert path is not None
+    path = CORPUS
     if args.cold:
         os.environ["GRAPHAGENTS_DATA_DIR"] = str(work / "cold")
         from graphagents.settings import get_settings
@@ -181,9 +177,7 @@ def turns(args: argparse.Namespace) -> None:
     from graphagents.agents.rag.spec import SPEC
     from graphagents.runtime import Agent
 
-    path = find_shared(QUESTIONS)
-    assert path is not None
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()][: args.turns]
+    rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines()][: args.turns]
     agent = Agent(SPEC, checkpoint_url="memory")
     agent.session(None, user_id="warm").send("What is high blood pressure?")  # opens the corpus
     full, hit = [], []

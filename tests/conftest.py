@@ -89,15 +89,10 @@ def redis_url() -> str:
 
 @pytest.fixture(scope="session")
 def defog_csv() -> Path:
-    """../shared/datasets/defog/questions_dev_postgres.csv: beside the repository here and in CI."""
-    from graphagents.agents.text2sql.eval import DEFOG_DEV
-    from graphagents.shared_data import find_shared
+    """The bundled defog development questions (gold SQL over the ``defog-data`` databases)."""
+    from graphagents.packagedata import defog_dev_questions
 
-    path = find_shared(DEFOG_DEV)
-    if path is None:
-        service_missing(f"shared/{DEFOG_DEV} not found beside the repository")
-    assert path is not None
-    return path
+    return defog_dev_questions()
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +12,8 @@ from cache_helpers import FakeClock
 
 from graphagents.cache import SemanticCache, open_semantic_cache, slot_signature, text_signature
 from graphagents.errors import ConfigError
+from graphagents.packagedata import package_path
 from graphagents.retrieval import Embedder, FakeEmbedder
-from graphagents.shared_data import find_shared
 
 TRAP_A, TRAP_B = "타이레놀 500mg 하루 몇 번?", "타이레놀 1000mg 하루 몇 번?"
 PARAPHRASES = [
@@ -133,11 +132,9 @@ def test_bad_settings() -> None:
 
 
 def test_medical_trap_pairs_never_hit(offline: Embedder) -> None:
-    """The shared dev traps (age group, subtype, thresholds, profile): signatures from the profile
+    """The dev traps (age group, subtype, thresholds, profile): signatures from the profile
     and the question's quantities keep every pair apart, however close the questions read."""
-    path = find_shared("datasets/medical/dev/cache_traps.jsonl", Path(__file__))
-    if path is None:
-        pytest.skip("shared/datasets/medical not found beside the repository")
+    path = package_path("graphagents.agents.rag", "evaldata", "dev_cache_traps.jsonl")
     pairs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     cache = open_semantic_cache(None, namespace="traps", embedder=offline, threshold=0.85)
     false_hits = 0

@@ -62,8 +62,8 @@ PUBLIC_MODULES = {
     # the core (this branch)
     "agents", "artifacts", "cli", "errors", "events", "nodes", "registry", "runtime", "server", "settings", "steps",
     "store", "usage",
-    # where the public evaluation data lives (shared/ beside the repository)
-    "shared_data",
+    # the data that ships inside the package (corpora, statutes, example tables, evaluation sets)
+    "packagedata",
     # access control (auth branch): keys/JWT/limits, log redaction, a user's data export and erasure
     "auth", "privacy", "userdata",
     # shared packages other work streams own (docs/INTERFACES): listed so that adding one is a decision

@@ -1,4 +1,4 @@
-"""Fixtures for the rag agent's tests: a small slice of the shared medical corpus (ingested once per
+"""Fixtures for the rag agent's tests: a small slice of the bundled medical corpus (ingested once per
 test session with the real offline encoder), and agents built on it with an in-memory checkpointer."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from graphagents.agents.rag.corpus import MEDICAL_CORPUS, find_shared
+from graphagents.agents.rag.corpus import medical_corpus_path
 
 # Documents (MedQuAD titles) the tests ask about, plus every passage that mentions metformin.
 TITLES = ("Diabetes Type 2", "Diabetes Type 1", "Diagnosis of Diabetes and Prediabetes", "High Blood Pressure",
@@ -21,9 +21,7 @@ MAX_PASSAGES = 60
 
 @pytest.fixture(scope="session")
 def medical_passages() -> list[dict[str, Any]]:
-    path = find_shared(MEDICAL_CORPUS)
-    if path is None:
-        pytest.skip(f"shared/{MEDICAL_CORPUS} not found beside the repository")
+    path = medical_corpus_path()
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 

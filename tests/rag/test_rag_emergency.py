@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from graphagents.agents.rag.emergency import EMERGENCY_KINDS, Emergency, detect_emergency, emergency_notice
-from graphagents.shared_data import find_shared
+from graphagents.packagedata import package_path
 
-DEV = find_shared("datasets/medical/dev", Path(__file__)) or Path("missing")
+DEV = package_path("graphagents.agents.rag", "evaldata")
 EN_CALL = "call your local emergency number (119 in Korea, 911 in the US)"
 
 URGENT = [
@@ -141,13 +140,12 @@ def test_no_false_alarm_on_ordinary_text(text: str) -> None:
     assert detect_emergency(text) is None
 
 
-@pytest.mark.skipif(not (DEV / "questions.jsonl").exists(), reason="shared medical dev set not present")
 def test_no_false_alarm_on_any_dev_question() -> None:
     texts = []
-    for line in (DEV / "questions.jsonl").open(encoding="utf-8"):
+    for line in (DEV / "dev_questions.jsonl").open(encoding="utf-8"):
         question = json.loads(line)
         texts += [question["question"], question["question_ko"]]
-    for line in (DEV / "cache_traps.jsonl").open(encoding="utf-8"):
+    for line in (DEV / "dev_cache_traps.jsonl").open(encoding="utf-8"):
         pair = json.loads(line)
         texts += [pair[side][key] for side in "ab" for key in ("question", "question_ko")]
     assert len(texts) > 300

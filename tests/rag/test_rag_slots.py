@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from graphagents.agents.rag.slots import (
     merge_profile,
     profile_summary,
 )
-from graphagents.shared_data import find_shared
+from graphagents.packagedata import package_path
 
 
 def _slots(text: str) -> dict[str, Any]:
@@ -210,10 +209,9 @@ def test_names_merely_asked_about_are_not_profile_facts(text: str) -> None:
     assert "age" not in update.demographics
 
 
-DEV = find_shared("datasets/medical/dev/questions.jsonl", Path(__file__)) or Path("missing")
+DEV = package_path("graphagents.agents.rag", "evaldata", "dev_questions.jsonl")
 
 
-@pytest.mark.skipif(not DEV.exists(), reason="shared medical dev set not present")
 def test_no_profile_facts_from_any_general_dev_question() -> None:
     questions = [json.loads(line) for line in DEV.open(encoding="utf-8")]
     texts = [q[key] for q in questions for key in ("question", "question_ko")]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 from importlib import resources
-from pathlib import Path
 
 import pytest
 
+from graphagents.agents.rag.corpus import medical_corpus_path
 from graphagents.agents.rag.lexicon import (
     Lexicon,
     canonical_condition,
@@ -18,9 +18,8 @@ from graphagents.agents.rag.lexicon import (
     get_lexicon,
     korean_name,
 )
-from graphagents.shared_data import find_shared
 
-CORPUS = find_shared("datasets/medical/corpus/passages.jsonl", Path(__file__)) or Path("missing")
+CORPUS = medical_corpus_path()
 
 DRUGS = [
     ("아세트아미노펜", "acetaminophen"), ("타이레놀", "acetaminophen"), ("Tylenol", "acetaminophen"),
@@ -126,7 +125,6 @@ def test_one_name_never_maps_to_two_canonical_names() -> None:
                 assert seen.setdefault(key, canonical) == canonical, (name, canonical, seen[key])
 
 
-@pytest.mark.skipif(not CORPUS.exists(), reason="shared medical corpus not present")
 def test_names_marked_corpus_occur_in_the_corpus() -> None:
     text = " ".join(json.loads(line)["text"] for line in CORPUS.open(encoding="utf-8")).lower()
     text += " " + " ".join(json.loads(line)["doc"]["focus"] for line in CORPUS.open(encoding="utf-8")).lower()

@@ -4,14 +4,13 @@ drugs, doses, age groups, pregnancy, measurements, subtypes and the conditions t
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from graphagents.agents.rag.slots import as_profile, empty_profile, question_signature
 from graphagents.cache import slot_signature
-from graphagents.shared_data import find_shared
+from graphagents.packagedata import package_path
 
 SAME = [
     ("타이레놀 500mg 하루 몇 번?", "타이레놀 500mg은 하루에 몇 번 먹어요?"),
@@ -155,10 +154,9 @@ def test_as_profile_keeps_a_profile_and_copies_it() -> None:
     assert as_profile(None) == empty_profile() == as_profile({})
 
 
-DEV = find_shared("datasets/medical/dev/questions.jsonl", Path(__file__)) or Path("missing")
+DEV = package_path("graphagents.agents.rag", "evaldata", "dev_questions.jsonl")
 
 
-@pytest.mark.skipif(not DEV.exists(), reason="shared medical dev set not present")
 def test_every_dev_question_has_the_same_signature_in_korean_and_english() -> None:
     questions = [json.loads(line) for line in DEV.open(encoding="utf-8")]
     differ = [q["id"] for q in questions if question_signature(q["question"]) != question_signature(q["question_ko"])]

@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 
 from graphagents.agents.rag.slots import question_signature
-from graphagents.shared_data import find_shared
+from graphagents.packagedata import package_path
 
 HERE = Path(__file__).resolve().parent
 OURS = HERE / "data" / "dose_traps.jsonl"
-SHARED = find_shared("datasets/medical/dev/cache_traps.jsonl", HERE) or Path("missing")
+SHARED = package_path("graphagents.agents.rag", "evaldata", "dev_cache_traps.jsonl")
 LANGUAGES = ("question", "question_ko")
 
 
@@ -71,7 +71,6 @@ def test_every_paraphrase_pair_has_equal_signatures(pair: dict[str, Any], key: s
     assert sig_a  # each paraphrase pair is about something the signature reads
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="shared medical dev set not present")
 @pytest.mark.parametrize("key", LANGUAGES)
 def test_the_shared_trap_pairs_are_separated_by_signature(key: str) -> None:
     pairs = _load(SHARED)
@@ -80,7 +79,6 @@ def test_the_shared_trap_pairs_are_separated_by_signature(key: str) -> None:
     assert same == []
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="shared medical dev set not present")
 def test_profile_pairs_are_separated_by_the_profile_not_the_wording() -> None:
     profile_pairs = [p for p in _load(SHARED) if p["kind"] in ("profile", "condition")]
     assert len(profile_pairs) == 4  # 3 profile pairs and 1 condition pair in the dev split
@@ -94,7 +92,7 @@ def test_profile_pairs_are_separated_by_the_profile_not_the_wording() -> None:
 
 
 def test_korean_and_english_versions_of_a_question_have_the_same_signature() -> None:
-    files = [OURS, SHARED] if SHARED.exists() else [OURS]
+    files = [OURS, SHARED]
     mismatched = []
     for path in files:
         for pair in _load(path):

@@ -18,11 +18,10 @@ from typing import Any
 import pytest
 from rt_helpers import CountingFake
 
+from graphagents.agents.rag.corpus import medical_corpus_path
+from graphagents.packagedata import package_path
 from graphagents.retrieval import OfflineEmbedder, VectorCache
-from graphagents.shared_data import find_shared
 from service_checks import service_missing
-
-MEDICAL = "datasets/medical"
 
 
 @pytest.fixture
@@ -31,17 +30,15 @@ def fake() -> CountingFake:
 
 
 @pytest.fixture(scope="session")
-def medical_dir() -> Path:
-    corpus = find_shared(f"{MEDICAL}/corpus/passages.jsonl", Path(__file__))
-    if corpus is None:
-        service_missing(f"shared/{MEDICAL} not found beside the repository")
-    assert corpus is not None
-    return corpus.parents[1]
+def medical_corpus() -> Path:
+    """The rag agent's bundled MedQuAD passages."""
+    return medical_corpus_path()
 
 
 @pytest.fixture(scope="session")
-def medical_questions(medical_dir: Path) -> list[dict[str, Any]]:
-    lines = (medical_dir / "dev" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+def medical_questions() -> list[dict[str, Any]]:
+    lines = package_path("graphagents.agents.rag", "evaldata", "dev_questions.jsonl").read_text(
+        encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 

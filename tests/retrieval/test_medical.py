@@ -13,9 +13,9 @@ from graphagents.retrieval import OfflineEmbedder, Store, ingest, open_store
 
 
 @pytest.fixture(scope="session")
-def medical(medical_dir: Path, offline: OfflineEmbedder, tmp_path_factory: pytest.TempPathFactory) -> Store:
+def medical(medical_corpus: Path, offline: OfflineEmbedder, tmp_path_factory: pytest.TempPathFactory) -> Store:
     store = open_store(f"file://{tmp_path_factory.mktemp('medical')}", "medical", offline)
-    report = ingest([medical_dir / "corpus" / "passages.jsonl"], store, progress=False)
+    report = ingest([medical_corpus], store, progress=False)
     assert report.added == 1996
     return store
 
@@ -45,10 +45,10 @@ def test_korean_question_finds_english_passages(medical: Store) -> None:
 
 
 def test_pgvector_returns_the_same_top_k(medical: Store, offline: OfflineEmbedder, pgvector_url: str,
-                                         medical_dir: Path, medical_questions: list[dict[str, Any]]) -> None:
+                                         medical_corpus: Path, medical_questions: list[dict[str, Any]]) -> None:
     pg = open_store(pgvector_url, "medical", offline)
     try:
-        ingest([medical_dir / "corpus" / "passages.jsonl"], pg, progress=False)
+        ingest([medical_corpus], pg, progress=False)
         assert len(pg) == len(medical) == 1996
         for q in medical_questions[::3]:
             for field in ("question", "question_ko"):

@@ -13,7 +13,7 @@ EXPECTED = {
     retrieval: {
         "MODES", "RRF_K", "CachingEmbedder", "Document", "Embedder", "FakeEmbedder", "Hit", "IngestReport", "Mode",
         "OfflineEmbedder", "SourceRecord", "Store", "UpsertResult", "VectorCache", "chunk_text", "ingest",
-        "load_embedder", "matvec", "open_store", "rrf", "sentences", "terms",
+        "load_embedder", "matvec", "open_store", "rrf", "sentences", "terms", "write_seed",
     },
     cache: {
         "DEFAULT_THRESHOLD", "Cache", "CacheHit", "MemoryCache", "MemoryPartitions", "RedisCache", "RedisPartitions",

@@ -1,5 +1,4 @@
-"""Fixtures of the supervisor tests: the shared real-estate dataset (skip locally, fail under CI
-when it is absent) and its parsed parts."""
+"""Fixtures of the supervisor tests: the bundled real-estate dataset and its parsed parts."""
 
 from __future__ import annotations
 
@@ -7,19 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from service_checks import service_missing
-
 
 @pytest.fixture(scope="session")
 def dataset() -> Path:
     from graphagents.agents.supervisor.data import find_dataset
-    from graphagents.errors import ConfigError
 
-    try:
-        return find_dataset()
-    except ConfigError as exc:
-        service_missing(str(exc))
-        raise
+    return find_dataset()
 
 
 @pytest.fixture(scope="session")

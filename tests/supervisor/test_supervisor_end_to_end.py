@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 import graphagents as ga
+from graphagents.agents.supervisor.data import dev_queries_path
 from graphagents.server import create_app
 from graphagents.settings import get_settings
 from server.sse_client import parse_sse
@@ -87,7 +88,7 @@ def test_cli_ask_prints_decisions_and_the_answer() -> None:
 def test_eval_writes_the_report_the_issue_names(tmp_path: Path, dataset: Path) -> None:
     from graphagents.cli.main import _mount_agent_commands, app
 
-    rows = [json.loads(line) for line in (dataset / "dev" / "queries.jsonl").read_text("utf-8").splitlines()[:4]]
+    rows = [json.loads(line) for line in dev_queries_path().read_text("utf-8").splitlines()[:4]]
     queries = tmp_path / "q.jsonl"
     queries.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
     _mount_agent_commands()

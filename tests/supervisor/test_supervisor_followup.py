@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import graphagents as ga
+from graphagents.agents.supervisor.data import dev_queries_path
 from graphagents.agents.supervisor.offline.entities import extract_entities
 from graphagents.agents.supervisor.offline.followup import is_followup, rewrite
 
@@ -54,7 +55,7 @@ def test_a_new_question_is_not_a_follow_up(query: str) -> None:
 def test_no_standalone_dev_query_reads_as_a_follow_up(dataset: Path) -> None:
     import json
 
-    lines = (dataset / "dev" / "queries.jsonl").read_text("utf-8").splitlines()
+    lines = dev_queries_path().read_text("utf-8").splitlines()
     queries = [json.loads(line)["query"] for line in lines]
     assert len(queries) == 36 and [q for q in queries if is_followup(q)] == []
 

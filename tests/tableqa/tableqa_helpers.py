@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import BaseMessage, SystemMessage
 
+from graphagents.agents.tableqa.tables import example_path
 from graphagents.testing import FunctionChatModel
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "tableqa"
+EXAMPLES = example_path("department").parent
 DEPARTMENT = str(EXAMPLES / "department.csv")
 MANAGEMENT = str(EXAMPLES / "management.csv")
 

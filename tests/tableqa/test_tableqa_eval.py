@@ -11,19 +11,13 @@ from typer.testing import CliRunner
 from graphagents.agents.tableqa.datasets import load_dataset, load_mmqa, load_wtq, question_type
 from graphagents.agents.tableqa.eval import FAILURE_TYPES, run_eval
 from graphagents.errors import InputError
-from graphagents.shared_data import find_shared
-from service_checks import service_missing
-
-WTQ = "datasets/tableqa/dev/wtq.jsonl"
 
 
 @pytest.fixture(scope="module")
 def wtq_path() -> Path:
-    path = find_shared(WTQ)
-    if path is None:
-        service_missing(f"shared/{WTQ} not found beside the repository")
-    assert path is not None
-    return path
+    from graphagents.agents.tableqa.datasets import wtq_dev_path
+
+    return wtq_dev_path()
 
 
 def test_wtq_loader(wtq_path: Path) -> None:
@@ -69,7 +63,7 @@ def _mmqa_file(tmp_path: Path) -> Path:
 
 def test_mmqa_layout_runs_and_scores_with_em_and_pm(tmp_path: Path) -> None:
     path = _mmqa_file(tmp_path)
-    items = load_dataset(str(path), shared=lambda _: None)
+    items = load_dataset(str(path))
     assert [i.scoring for i in items] == ["mmqa"] and items[0].gold_sql.startswith("SELECT")
     tables = items[0].load_tables()
     assert [t.name for t in tables] == ["head", "management"] and str(tables[0].frame["age"].dtype) == "int64"
@@ -94,11 +88,11 @@ def test_cli_writes_report_files(tmp_path: Path) -> None:
 
 def test_bad_dataset_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="neither wtq"):
-        load_dataset("nope", shared=lambda _: None)
+        load_dataset("nope")
     bad = tmp_path / "x.jsonl"
     bad.write_text('{"foo": 1}\n')
     with pytest.raises(InputError, match="table_csv"):
-        load_dataset(str(bad), shared=lambda _: None)
+        load_dataset(str(bad))
 
 
 def test_question_types() -> None:

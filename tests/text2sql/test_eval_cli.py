@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from graphagents.agents.text2sql.demo import demo_questions_path
-from graphagents.agents.text2sql.eval import DEFOG_DEV, EvalReport, QuestionResult, find_shared, run_eval
+from graphagents.agents.text2sql.eval import EvalReport, QuestionResult, resolve_questions, run_eval
 from graphagents.agents.text2sql.evaluation import Question, load_defog_database, load_questions
 from graphagents.agents.text2sql.oracle import OracleChatModel
 from graphagents.agents.text2sql.spec import SPEC
@@ -94,8 +94,12 @@ def test_load_demo_builds_sqlite(tmp_path: Path) -> None:
         assert conn.execute("SELECT COUNT(*) FROM customers").fetchone() == (5000,)
 
 
-def test_the_defog_questions_are_found_in_the_shared_folder(defog_csv: Path) -> None:
-    assert find_shared(DEFOG_DEV) == defog_csv and defog_csv.name == "questions_dev_postgres.csv"
+def test_the_defog_questions_ship_in_the_package(defog_csv: Path) -> None:
+    import graphagents
+
+    assert resolve_questions("defog-dev") == defog_csv
+    assert defog_csv.is_relative_to(Path(graphagents.__file__).parent)
+    assert len(defog_csv.read_text(encoding="utf-8").splitlines()) > 100
 
 
 @pytest.mark.postgres

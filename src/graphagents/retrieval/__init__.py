@@ -13,7 +13,7 @@ here; the underscore modules behind it are internals.
 from __future__ import annotations
 
 from ._documents import MODES, RRF_K, Document, Hit, Mode, UpsertResult, rrf
-from ._embed import CachingEmbedder, Embedder, FakeEmbedder, OfflineEmbedder, load_embedder
+from ._embed import CachingEmbedder, Embedder, FakeEmbedder, OfflineEmbedder, load_embedder, write_seed
 from ._ingest import IngestReport, ingest
 from ._linalg import matvec
 from ._store import SourceRecord, Store, open_store
@@ -43,4 +43,5 @@ __all__ = [
     "rrf",
     "sentences",
     "terms",
+    "write_seed",
 ]

@@ -13,6 +13,7 @@ schema search).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import threading
@@ -20,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import import_module
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -32,8 +34,12 @@ from graphagents.errors import (
     UnknownProviderError,
 )
 
+from ._vector_cache import text_key
+
 if TYPE_CHECKING:
     from ._vector_cache import VectorCache
+
+log = logging.getLogger("graphagents.retrieval")
 
 OFFLINE_DIM = 512
 LRU_BATCH_LIMIT = 64  # calls with more texts than this are bulk work: they skip the in-memory LRU
@@ -75,6 +81,21 @@ class CachingEmbedder:
         self._memory_size = memory_size
         self._lock = threading.Lock()
         self.disk = disk
+        self._seeds: list[SeedVectors] = []
+
+    def add_seed(self, path: Path) -> bool:
+        """Vectors shipped with a corpus (:func:`write_seed`), consulted before the model for texts no
+        cache holds: a fresh install indexes a bundled corpus without embedding it. Only a file made
+        by an embedder of the same name and width is taken; returns whether it was."""
+        seed = SeedVectors(path)
+        if seed.embedder != self.name or seed.dim != self.dim:
+            log.info("seed vectors %s are for %s (%s dims), not %s: not used", path, seed.embedder, seed.dim,
+                     self.name)
+            return False
+        with self._lock:
+            if all(s.path != seed.path for s in self._seeds):
+                self._seeds.append(seed)
+        return True
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
@@ -93,6 +114,15 @@ class CachingEmbedder:
         if missing and self.disk is not None:
             found.update(self.disk.get_many(missing))
             missing = [k for k in missing if k not in found]
+        if missing and self._seeds:
+            seeded: dict[str, np.ndarray] = {}
+            for seed in self._seeds:
+                seeded.update(seed.get_many([k for k in missing if k not in seeded]))
+            if seeded:
+                found.update(seeded)
+                missing = [k for k in missing if k not in found]
+                if self.disk is not None:
+                    self.disk.put_many(seeded)
         if missing:
             fresh = self._encode(missing)
             found.update(fresh)
@@ -128,6 +158,58 @@ class CachingEmbedder:
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         raise TypeError(f"{type(self).__name__} must implement _embed_batch")
+
+
+# --- seed vectors: shipped with a corpus ---------------------------------------------------------------
+
+
+class SeedVectors:
+    """A read-only ``.npz`` of vectors by text hash (``keys``: n x 16 bytes of :func:`text_key`,
+    ``vectors``: n x dim float32, ``embedder``: the name it was made with), loaded on first lookup."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        with np.load(self.path, allow_pickle=False) as data:
+            self.embedder = str(data["embedder"])
+            self.dim = int(data["vectors"].shape[1])
+        self._index: dict[bytes, int] | None = None
+        self._vectors: np.ndarray | None = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> tuple[dict[bytes, int], np.ndarray]:
+        with self._lock:
+            if self._index is None or self._vectors is None:
+                with np.load(self.path, allow_pickle=False) as data:
+                    keys = data["keys"]
+                    self._vectors = np.asarray(data["vectors"], dtype=np.float32)
+                self._index = {bytes(k): i for i, k in enumerate(keys)}
+            return self._index, self._vectors
+
+    def get_many(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        index, vectors = self._load()
+        out: dict[str, np.ndarray] = {}
+        for text in texts:
+            row = index.get(text_key(text))
+            if row is not None:
+                vec = vectors[row]
+                vec.setflags(write=False)
+                out[text] = vec
+        return out
+
+    def __len__(self) -> int:
+        return len(self._load()[0])
+
+
+def write_seed(path: Path, embedder: Embedder, texts: Sequence[str]) -> int:
+    """Embed ``texts`` with ``embedder`` and save them as seed vectors at ``path``; returns the count."""
+    unique = list(dict.fromkeys(t.strip() for t in texts if t.strip()))
+    vectors = embedder.embed(unique) if unique else np.zeros((0, embedder.dim), dtype=np.float32)
+    keys = np.frombuffer(b"".join(text_key(t) for t in unique), dtype=np.uint8).reshape(len(unique), 16)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        np.savez_compressed(fh, keys=keys, vectors=np.asarray(vectors, dtype=np.float32),
+                            embedder=np.array(embedder.name))
+    return len(unique)
 
 
 # --- offline: multilingual USE ----------------------------------------------------------------------
@@ -300,6 +382,8 @@ __all__ = [
     "FakeEmbedder",
     "LangChainEmbedder",
     "OfflineEmbedder",
+    "SeedVectors",
     "load_embedder",
     "normalise_rows",
+    "write_seed",
 ]

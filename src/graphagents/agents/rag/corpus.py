@@ -1,5 +1,6 @@
-"""The agent's corpus: the retrieval store it searches, built from the shared medical corpus (or the
-agent option ``corpus``) on first use, like text2sql's demo database.
+"""The agent's corpus: the retrieval store it searches, built from the bundled medical corpus (MedQuAD,
+CC BY 4.0: ``data/medquad/``) or the agent option ``corpus`` on first use, like text2sql's demo
+database.
 
 ``ingest`` is idempotent and incremental (a file whose bytes did not change is skipped unread), so
 "first use" in a process costs one hash of the file after the first build; the embeddings live in
@@ -15,22 +16,23 @@ from pathlib import Path
 from typing import Any
 
 from graphagents.errors import ConfigError
-from graphagents.retrieval import Embedder, IngestReport, Store, ingest, open_store
-from graphagents.shared_data import find_shared
+from graphagents.packagedata import package_path
+from graphagents.retrieval import CachingEmbedder, Embedder, IngestReport, Store, ingest, open_store
 
-__all__ = ["MEDICAL_CORPUS", "Corpus", "corpus_for", "find_shared", "medical_corpus_path", "reset_corpora"]
+__all__ = ["MEDICAL_CORPUS", "MEDICAL_VECTORS", "Corpus", "corpus_for", "medical_corpus_path", "reset_corpora"]
 
 log = logging.getLogger("graphagents.rag")
+_PACKAGE = __package__ or "graphagents.agents.rag"
 
-MEDICAL_CORPUS = "datasets/medical/corpus/passages.jsonl"
+MEDICAL_CORPUS = ("data", "medquad", "passages.jsonl")
+MEDICAL_VECTORS = ("data", "medquad", "vectors-offline.npz")
+"""The offline embedder's vectors of the bundled passages as the agent indexes them
+(``scripts/build_rag_vectors.py``): the first question on a fresh install embeds nothing."""
 
 
 def medical_corpus_path() -> Path:
-    path = find_shared(MEDICAL_CORPUS)
-    if path is None:
-        raise ConfigError(f"cannot find shared/{MEDICAL_CORPUS} above the repository or the working directory; "
-                          "give the agent a corpus: -o corpus=PATH (files or folders)")
-    return path
+    """The bundled MedQuAD passages (1,996 passages of 288 documents, English)."""
+    return package_path(_PACKAGE, *MEDICAL_CORPUS)
 
 
 class Corpus:
@@ -49,11 +51,14 @@ class Corpus:
                 missing = [str(p) for p in self.paths if not p.exists()]
                 if missing:
                     raise ConfigError(f"rag corpus not found: {', '.join(missing)}")
-                # a bar on a terminal (the first use embeds the whole corpus once), nothing in a pipe
+                if len(self.store) == 0:  # say what the wait is for, on a terminal and in a server's log
+                    log.warning("rag corpus: building the search index of %s (first use; kept on disk)",
+                                ", ".join(p.name for p in self.paths))
+                # a progress bar on a terminal, nothing in a pipe
                 self.report = ingest(self.paths, self.store, progress=None)
                 if self.report.added:
-                    log.warning("rag corpus: %s new passages indexed in %.1f s (first use; kept on disk)",
-                                self.report.added, self.report.seconds)
+                    log.warning("rag corpus: %s new passages indexed in %.1f s", self.report.added,
+                                self.report.seconds)
                 self._ready = True
         return self.store
 
@@ -63,8 +68,11 @@ _corpora: dict[tuple[str | None, str, str, tuple[str, ...]], Corpus] = {}
 
 
 def corpus_for(url: str | None, name: str, embedder: Embedder, paths: Sequence[str | Path] = ()) -> Corpus:
-    """The process's corpus for (store URL, name, embedder, paths); the medical corpus by default."""
+    """The process's corpus for (store URL, name, embedder, paths); the medical corpus by default,
+    with its shipped vectors offered to the embedder (taken only by the embedder they were made with)."""
     resolved = [str(p) for p in paths] or [str(medical_corpus_path())]
+    if not paths and isinstance(embedder, CachingEmbedder):
+        embedder.add_seed(package_path(_PACKAGE, *MEDICAL_VECTORS))
     key = (url, name, embedder.name, tuple(resolved))
     with _lock:
         corpus = _corpora.get(key)

@@ -24,13 +24,12 @@ from typing import Annotated, Any
 import typer
 
 from graphagents.errors import InputError
-
-from .corpus import find_shared
+from graphagents.packagedata import package_path
 
 __all__ = ["eval_command", "load_questions", "load_pairs", "retrieval_metrics", "run_eval"]
 
-QUESTIONS = "datasets/medical/dev/questions.jsonl"
-TRAPS = "datasets/medical/dev/cache_traps.jsonl"
+QUESTIONS = ("evaldata", "dev_questions.jsonl")  # MedQuAD (CC BY 4.0): see evaldata/README.md
+TRAPS = ("evaldata", "dev_cache_traps.jsonl")
 BUNDLED = Path(__file__).parent / "evaldata"
 MODES = ("bm25", "dense", "hybrid")
 K = 8
@@ -368,10 +367,8 @@ def eval_command(
     langs = ("en", "ko") if lang == "both" else (lang,)
     if any(x not in ("en", "ko") for x in langs):
         raise InputError("--lang must be en, ko or both")
-    q_path = questions or find_shared(QUESTIONS)
-    t_path = traps or find_shared(TRAPS)
-    if q_path is None or t_path is None:
-        raise InputError(f"cannot find shared/{QUESTIONS} or shared/{TRAPS}; pass --questions and --traps")
+    q_path = questions or package_path(__package__ or "graphagents.agents.rag", *QUESTIONS)
+    t_path = traps or package_path(__package__ or "graphagents.agents.rag", *TRAPS)
     items = load_questions(q_path, langs)
     if limit is not None:
         kept_ids = list(dict.fromkeys(q.id for q in items))[:limit]

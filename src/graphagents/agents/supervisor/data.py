@@ -1,11 +1,11 @@
 """The real-estate data set: found on disk, loaded on first use, cached per process.
 
-The statutes, the labelled queries and the synthetic transactions and loan products live in
-``shared/datasets/realestate/`` beside the repository (they are never copied into the package).
-``find_dataset`` looks for them there, or wherever the ``data`` option or the
-``GRAPHAGENTS_REALESTATE_DATA`` variable points. The transactions become a real SQL database
-(SQLite under DATA_DIR by default, PostgreSQL on request) so that the market tool can ask the
-text2sql agent about them like about any other database.
+The statutes and the synthetic transactions and loan products ship inside the package
+(``realestate/``, sources and licences in its README); the labelled development queries are in
+``evaldata/``. ``find_dataset`` returns that folder, or wherever the ``data`` option or the
+``GRAPHAGENTS_REALESTATE_DATA`` variable points (a folder of the same layout). The transactions
+become a real SQL database (SQLite under DATA_DIR by default, PostgreSQL on request) so that the
+market tool can ask the text2sql agent about them like about any other database.
 """
 
 from __future__ import annotations
@@ -20,17 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from graphagents.errors import ConfigError
-from graphagents.shared_data import find_shared
+from graphagents.packagedata import package_path
 from graphagents.store import building_sqlite, sqlite_stamp
 
 from .records import Article, LoanProduct
 
-DATASET = "datasets/realestate"
 ARTICLES = "laws/articles.jsonl"
-QUERIES = "dev/queries.jsonl"
 TRANSACTIONS_CSV = "synthetic/apt_transactions_SYNTHETIC.csv"
 LOAN_PRODUCTS = "synthetic/loan_products_SYNTHETIC.jsonl"
 ENV_VAR = "GRAPHAGENTS_REALESTATE_DATA"
+_PACKAGE = __package__ or "graphagents.agents.supervisor"
 
 TABLE = "apt_transactions"
 SQLITE_NAME = "supervisor_transactions.sqlite"
@@ -53,20 +52,19 @@ TABLE_COMMENT = "아파트 매매·전세 실거래 내역 (합성 데이터: �
 
 
 def find_dataset(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The dataset folder: the explicit path, $GRAPHAGENTS_REALESTATE_DATA, or shared/ above us."""
+    """The dataset folder: the explicit path, $GRAPHAGENTS_REALESTATE_DATA, or the bundled one."""
     chosen = explicit or os.environ.get(ENV_VAR)
     if chosen:
         path = Path(chosen).expanduser()
         if not (path / ARTICLES).is_file():
             raise ConfigError(f"{str(path)!r} is not the real-estate dataset: {ARTICLES} is missing there")
         return path
-    found = find_shared(f"{DATASET}/{ARTICLES}")
-    if found is not None:
-        return found.parents[len(Path(ARTICLES).parts) - 1]
-    raise ConfigError(
-        f"cannot find shared/{DATASET} above the repository or the working directory; "
-        f"set {ENV_VAR}=/path/to/realestate or pass -o data=/path/to/realestate"
-    )
+    return package_path(_PACKAGE, "realestate")
+
+
+def dev_queries_path() -> Path:
+    """The labelled development queries (36, written for graphagents, CC0)."""
+    return package_path(_PACKAGE, "evaldata", "dev_queries.jsonl")
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -112,12 +110,13 @@ def load_loan_products(root: Path) -> tuple[LoanProduct, ...]:
 
 
 def load_queries(path: Path) -> list[dict[str, Any]]:
-    """Labelled queries in the shared dev file's format (one JSON object per line)."""
+    """Labelled queries in the dev file's format (one JSON object per line)."""
     rows = _read_jsonl(path)
     for n, row in enumerate(rows, 1):
         missing = {"id", "query", "teams"} - set(row)
         if missing:
-            raise ConfigError(f"{str(path)!r} query {n} lacks {sorted(missing)}: use the shared dev file's format")
+            raise ConfigError(f"{str(path)!r} query {n} lacks {sorted(missing)}: "
+                              "use the format of evaldata/dev_queries.jsonl")
     return rows
 
 

@@ -109,7 +109,7 @@ class Report:
 
 
 def default_queries() -> Path:
-    return data.find_dataset() / data.QUERIES
+    return data.dev_queries_path()
 
 
 def make_model(llm: Any, labels: Sequence[Mapping[str, Any]], root: Path) -> tuple[Any, dict[str, Any]]:

@@ -17,8 +17,9 @@ MAX_ROUNDS_LIMIT = 20
 class SupervisorOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    data: str | None = Field(None, description="the real-estate dataset folder (default: shared/datasets/realestate "
-                                                "above the repository, or $GRAPHAGENTS_REALESTATE_DATA)")
+    data: str | None = Field(None, description="a real-estate dataset folder of the bundled layout (laws/, "
+                                                "synthetic/; default: the bundled one, or "
+                                                "$GRAPHAGENTS_REALESTATE_DATA)")
     market_db: str | None = Field(None, description="transactions database for the market tool: sqlite:///... or "
                                                      "postgresql://... (default: the synthetic data in SQLite)")
     market_synthetic: bool | None = Field(None, description="whether market_db holds our synthetic table "

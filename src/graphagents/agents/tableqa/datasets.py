@@ -1,13 +1,14 @@
-"""Evaluation sets for tableqa: WTQ (shared dev), defog dev (multi-table), and MMQA's layout.
+"""Evaluation sets for tableqa: WTQ (bundled dev), defog dev (multi-table), and MMQA's layout.
 
 Each loader yields :class:`Item`: a question, a way to load its tables, the gold and how to
 score it. Tables load lazily (180 WTQ CSVs are read one question at a time).
 
-- WTQ ``.jsonl`` (shared/datasets/tableqa/dev/wtq.jsonl): ``question``, ``table_csv`` relative to
+- WTQ ``.jsonl`` (``evaldata/wtq_dev/wtq.jsonl``, CC BY-SA 4.0): ``question``, ``table_csv`` relative to
   the file, ``answers``; scored with WTQ's denotation accuracy.
-- defog ``.csv`` (shared/datasets/defog): ``question, query, db_name, query_category``; every table
-  of the database ``db_name`` (from ``--db`` with ``{db_name}``) is a DataFrame, and the gold is the
-  result of the gold SQL on that database (scored like ``eval text2sql``).
+- defog ``.csv`` (``graphagents.packagedata.defog_dev_questions``): ``question, query, db_name,
+  query_category``; every table of the database ``db_name`` (from ``--db`` with ``{db_name}``) is a
+  DataFrame, and the gold is the result of the gold SQL on that database (scored like ``eval
+  text2sql``).
 - MMQA ``.json``/``.jsonl``: ``Question``, ``table_names``, ``tables`` (``table_columns``,
   ``table_content``), ``answer``; scored with MACT's EM / PM. Not shipped (no licence grant).
 """
@@ -25,6 +26,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from graphagents.errors import InputError
+from graphagents.packagedata import defog_dev_questions, package_path
 
 from .tables import NamedTable, infer_types, load_table_source, table_name
 
@@ -60,18 +62,17 @@ def question_type(question: str) -> str:
     return "lookup"
 
 
-def load_dataset(name_or_path: str, *, db: str | None = None, shared: Callable[[str], Path | None]) -> list[Item]:
+def wtq_dev_path() -> Path:
+    """The bundled WTQ development questions (180, one per table; CC BY-SA 4.0)."""
+    return package_path(__package__ or "graphagents.agents.tableqa", "evaldata", "wtq_dev", "wtq.jsonl")
+
+
+def load_dataset(name_or_path: str, *, db: str | None = None) -> list[Item]:
     """``wtq``, ``defog-dev`` or a file in one of the three layouts (by extension and content)."""
     if name_or_path == "wtq":
-        path = shared("datasets/tableqa/dev/wtq.jsonl")
-        if path is None:
-            raise InputError("cannot find shared/datasets/tableqa/dev/wtq.jsonl above the repository; pass a FILE")
-        return load_wtq(path)
+        return load_wtq(wtq_dev_path())
     if name_or_path == "defog-dev":
-        path = shared("datasets/defog/questions_dev_postgres.csv")
-        if path is None:
-            raise InputError("cannot find shared/datasets/defog/questions_dev_postgres.csv; pass a FILE")
-        return load_defog(path, db)
+        return load_defog(defog_dev_questions(), db)
     path = Path(name_or_path)
     if not path.is_file():
         raise InputError(f"dataset {name_or_path!r} is neither wtq, defog-dev nor an existing file")

@@ -230,9 +230,7 @@ def eval_command(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from graphagents.agents.text2sql.eval import find_shared
-
-    items = load_dataset(dataset, db=db, shared=lambda rel: find_shared(rel) or find_shared(rel, Path.cwd()))
+    items = load_dataset(dataset, db=db)
     items = items[:limit] if limit is not None else items
     if not items:
         raise InputError("no questions to evaluate: check --dataset and --limit")

@@ -11,6 +11,7 @@ Sources are strings so that the CLI, the HTTP API and session options share one 
     book.xlsx (every sheet)        book.xlsx#Sheet1      shop.sqlite (every table)
     shop.sqlite#orders,customers   postgresql://host/db#orders   sqlite:///shop.db#orders
     dept=department.csv (a name)   tbl_<32 hex> (a table in the artifact store)
+    example:department             (a bundled example table: department, management, head)
 """
 
 from __future__ import annotations
@@ -26,12 +27,27 @@ import pandas as pd
 
 from graphagents.errors import InputError, MissingExtraError, ServiceUnavailableError, redact_url
 
-__all__ = ["MAX_ROWS", "STORED_SOURCE", "NamedTable", "infer_types", "load_sources", "load_table_source", "table_name"]
+__all__ = ["EXAMPLE_TABLES", "MAX_ROWS", "STORED_SOURCE", "NamedTable", "example_path", "infer_types", "load_sources",
+           "load_table_source", "table_name"]
 
 MAX_ROWS = 1_000_000
 _NUMBER = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$|^[+-]?\.\d+$")
 _SQL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?$")
 _DB_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+
+
+EXAMPLE_PREFIX = "example:"
+EXAMPLE_TABLES = ("department", "management", "head")
+"""The bundled example tables (``data/examples/``, after Spider's department_management)."""
+
+
+def example_path(name: str) -> Path:
+    """The bundled example table ``name`` (``example:<name>`` as a source)."""
+    from graphagents.packagedata import package_path
+
+    if name not in EXAMPLE_TABLES:
+        raise InputError(f"no example table {name!r}; the examples are {', '.join(EXAMPLE_TABLES)}")
+    return package_path(__package__ or "graphagents.agents.tableqa", "data", "examples", f"{name}.csv")
 
 
 @dataclass(frozen=True)
@@ -105,6 +121,8 @@ def load_table_source(source: str) -> list[NamedTable]:
         from graphagents.sandbox import get_store
 
         return [NamedTable("table", get_store().get(source), source)]
+    if source.startswith(EXAMPLE_PREFIX):
+        return load_table_source(str(example_path(source.removeprefix(EXAMPLE_PREFIX).strip())))
     base, _, fragment = source.partition("#")
     names = [n.strip() for n in fragment.split(",") if n.strip()]
     if "://" in base:

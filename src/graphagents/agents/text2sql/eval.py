@@ -21,14 +21,13 @@ from typing import Annotated, Any, Literal
 import typer
 
 from graphagents.errors import ConfigError, InputError
+from graphagents.packagedata import defog_dev_questions
 from graphagents.settings import Settings, get_settings
-from graphagents.shared_data import find_shared
 from graphagents.usage import Usage, UsageSummary
 
 from .evaluation import Question, expand_gold_alternatives, load_questions, matches_gold
 from .offline.result import stated_confidence
 
-DEFOG_DEV = "datasets/defog/questions_dev_postgres.csv"
 Outcome = Literal["correct", "declined", "wrong"]
 OUTCOMES: tuple[Outcome, ...] = ("correct", "declined", "wrong")
 EVAL_MAX_ROWS = 200_000
@@ -40,10 +39,7 @@ def resolve_questions(value: str | None) -> Path:
 
         return demo_questions_path()
     if value == "defog-dev":
-        found = find_shared(DEFOG_DEV)
-        if found is None:
-            raise InputError(f"cannot find shared/{DEFOG_DEV} above the repository; pass --questions PATH")
-        return found
+        return defog_dev_questions()
     return Path(value)
 
 
