@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --major) majors+=("${2:?--major needs a version, e.g. 15}"); shift 2 ;;
     --check) check_url="${2:?--check needs a postgresql:// URL}"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "install-pgvector: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -81,6 +81,7 @@ build_from_source() {
 }
 
 for major in "${majors[@]}"; do
+  [ -x "/usr/lib/postgresql/$major/bin/postgres" ] || die "PostgreSQL $major is not installed here (no /usr/lib/postgresql/$major/bin/postgres)"
   control="/usr/share/postgresql/$major/extension/vector.control"
   if [ -f "$control" ]; then
     say "pgvector $(sed -n "s/^default_version = '\(.*\)'/\1/p" "$control") is installed for PostgreSQL $major"

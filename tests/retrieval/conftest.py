@@ -85,7 +85,7 @@ def _create_pgvector_database(name: str) -> str | None:
         with psycopg.connect(PG_URL, autocommit=True, connect_timeout=3) as admin:
             admin.execute(f"CREATE DATABASE {name}")
     except Exception as exc:  # any failure to reach the server counts as absent
-        return f"PostgreSQL not reachable at {PG_URL}: {str(exc).strip().splitlines()[0]}"
+        return f"no database on the PostgreSQL at {PG_URL}: {str(exc).strip().splitlines()[0]}"
     url = urlunsplit(urlsplit(PG_URL)._replace(path=f"/{name}"))
     try:
         with psycopg.connect(url, autocommit=True) as conn:
