@@ -66,7 +66,8 @@ def pgvector_url() -> Iterator[str]:
             _drop_database(name)
         return
     if IN_CI:
-        pytest.fail(f"{problem} (CI=true: .ci/run installs pgvector with scripts/install-pgvector.sh)")
+        pytest.fail(f"{problem} (CI=true: PostgreSQL with pgvector must be available; .ci/run installs "
+                    "pgvector with scripts/install-pgvector.sh)")
     try:
         server = start_embedded_pgvector()
     except GraphAgentsError as exc:
