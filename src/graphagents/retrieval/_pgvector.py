@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -30,6 +31,7 @@ from ._store import BM25_B, BM25_K1, Row, SourceRecord, Store, metadata_json
 
 MAX_POSITIONS = 256  # PostgreSQL keeps at most 256 positions per lexeme (tf is capped there)
 MAX_POSITION = 16383
+MIN_PGVECTOR = (0, 5, 0)  # HNSW indexes
 TIE_MARGIN = 10  # extra rows fetched so that ids tied at the cut are ranked like the embedded backend does
 
 
@@ -55,6 +57,54 @@ def _scalar(conn: Any, sql: str) -> Any:
     if row is None:
         raise ServiceUnavailableError(f"unexpected empty result from {sql!r}: was the store dropped meanwhile?")
     return row[0]
+
+
+def require_pgvector(conn: Any, url: str, *, extension: str = "vector",
+                     minimum: tuple[int, ...] = MIN_PGVECTOR) -> str:
+    """Create the extension in the URL's database if it is not there yet, and return its version;
+    each way this can fail is one line that says what to do (not installed on the server, no right
+    to create it, too old for HNSW)."""
+    import psycopg
+    from psycopg import sql
+
+    row = conn.execute("SELECT default_version, installed_version FROM pg_available_extensions WHERE name = %s",
+                       (extension,)).fetchone()
+    where = redact_url(url)
+    if row is None:
+        major = int(_scalar(conn, "SELECT current_setting('server_version_num')::int")) // 10000
+        raise ConfigError(
+            f"pgvector is not installed on the PostgreSQL server of {where} (no {extension!r} extension there): "
+            f"install it on that server (Debian/Ubuntu, as root: apt install postgresql-{major}-pgvector, or the "
+            "repository's scripts/install-pgvector.sh, which builds Debian's pgvector source where apt has none; "
+            "managed services: enable the extension), or use the embedded store (leave the store URL unset)")
+    version = row[1]
+    if version is None:
+        try:
+            conn.execute(sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(sql.Identifier(extension)))
+        except psycopg.Error as exc:
+            raise ConfigError(
+                f"pgvector is installed on the server of {where} but CREATE EXTENSION {extension} failed in its "
+                f"database ({str(exc).strip().splitlines()[0]}): run it there once as a superuser, or use the "
+                "embedded store (leave the store URL unset)") from None
+        created = conn.execute("SELECT extversion FROM pg_extension WHERE extname = %s", (extension,)).fetchone()
+        version = created[0] if created else ""
+    if _version(version) < minimum:
+        raise ConfigError(
+            f"pgvector {version} in the database of {where} is older than "
+            f"{'.'.join(map(str, minimum))}, which the store needs (HNSW indexes): install a newer pgvector on "
+            f"the server and run ALTER EXTENSION {extension} UPDATE in the database")
+    return str(version)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """``'0.8.0'`` -> (0, 8, 0); a part that is not a number ends the tuple."""
+    parts: list[int] = []
+    for part in str(text).split("."):
+        digits = re.match(r"\d+", part)
+        if digits is None:
+            break
+        parts.append(int(digits.group()))
+    return tuple(parts)
 
 
 class PgVectorStore(Store):
@@ -106,14 +156,7 @@ class PgVectorStore(Store):
         t = self.table
         dim = self.embedder.dim
         with psycopg.connect(self.url, autocommit=True, connect_timeout=10) as conn:
-            try:
-                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            except psycopg.Error as exc:
-                raise ConfigError(
-                    f"pgvector is not available on {redact_url(self.url)}: {str(exc).strip().splitlines()[0]}; "
-                    "install the extension on the server (https://github.com/pgvector/pgvector) or use "
-                    "the embedded store"
-                ) from None
+            require_pgvector(conn, self.url)
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key,))
                 conn.execute(f"CREATE TABLE IF NOT EXISTS {t}_docs (id TEXT PRIMARY KEY, text TEXT NOT NULL,"
@@ -276,4 +319,4 @@ class PgVectorStore(Store):
         self._pool.close()
 
 
-__all__ = ["PgVectorStore", "tsquery_literal", "tsvector_literal"]
+__all__ = ["PgVectorStore", "require_pgvector", "tsquery_literal", "tsvector_literal"]
