@@ -18,10 +18,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from graphagents.agents.text2sql.agent_context import demo_url, open_checked
 from graphagents.agents.text2sql.demo import demo_questions_path, load_postgres
-from graphagents.agents.text2sql.evaluation import expand_gold_alternatives, load_questions
 from graphagents.agents.text2sql.spec import SPEC
 from graphagents.runtime import Agent
 from graphagents.settings import get_settings
+from graphagents.sql import expand_gold_alternatives, load_questions
 
 BENCH_DB = "graphagents_bench_t2s"
 

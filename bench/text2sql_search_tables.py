@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from graphagents.agents.text2sql.db import ColumnInfo, ForeignKey, SchemaInfo, TableInfo
 from graphagents.agents.text2sql.schema.model import segment_texts, table_segments
 from graphagents.agents.text2sql.schema.store import load_embedded, load_snapshot, snapshot_dir
 from graphagents.retrieval import load_embedder
+from graphagents.sql import ColumnInfo, ForeignKey, SchemaInfo, TableInfo
 
 DOMAINS = [("customer", "고객"), ("order", "주문"), ("product", "상품"), ("invoice", "청구서"), ("shipment", "배송"),
            ("warehouse", "창고"), ("supplier", "공급사"), ("employee", "직원"), ("payment", "결제"),

@@ -68,6 +68,8 @@ PUBLIC_MODULES = {
     "auth", "privacy", "userdata",
     # shared packages other work streams own (docs/INTERFACES): listed so that adding one is a decision
     "cache", "korean", "llm", "prompts", "retrieval", "sandbox", "testing", "toolloop",
+    # read-only SQL access and gold comparison, shared by text2sql, tableqa, supervisor and the evaluations
+    "sql",
     # reliability: the graphs LangGraph's own tooling loads (named in langgraph.json)
     "langgraph_graphs",
 }

@@ -1,4 +1,5 @@
-"""The public names of graphagents.retrieval and graphagents.cache are exactly what we mean to export."""
+"""The public names of graphagents.retrieval, graphagents.cache and graphagents.sql are exactly what we mean to
+export."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 
 import graphagents.cache as cache
 import graphagents.retrieval as retrieval
+import graphagents.sql as sql
 
 EXPECTED = {
     retrieval: {
@@ -20,10 +22,19 @@ EXPECTED = {
         "SemanticCache", "literals", "open_cache", "open_semantic_cache", "qualifiers", "quantities",
         "slot_signature", "text_signature",
     },
+    sql: {
+        "DEFAULT_ADMIN_URL", "DENIED_FUNCTIONS", "ROW_COUNT_CAP", "ColumnInfo", "Database", "DatabaseError", "Dialect",
+        "ExplainPlan", "ForeignKey", "MissingDatabaseError", "PostgresDatabase", "QueryError", "QueryResult",
+        "QueryRows", "QueryTimeout", "Question", "SQLiteDatabase", "SchemaInfo", "TableInfo",
+        "available_defog_databases", "connect", "connection_error", "create_database", "createdb_command",
+        "expand_gold_alternatives", "gold_is_ordered", "is_denied_function", "load_defog_database", "load_questions",
+        "matches_gold", "normalize_value", "open_database", "psycopg_module", "question_asks_for_order",
+        "results_match", "url_parts",
+    },
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("module", [retrieval, cache], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [retrieval, cache, sql], ids=lambda m: m.__name__)
 def test_all_is_the_public_surface(module: types.ModuleType) -> None:
     assert set(module.__all__) == EXPECTED[module]
     public = {name for name, value in vars(module).items()

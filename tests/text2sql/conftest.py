@@ -127,10 +127,10 @@ def pg_shop_url(pg_url: str) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Any]]:
     """The offline composer's context over a fresh demo database (once per module)."""
-    from graphagents.agents.text2sql.db import open_database
     from graphagents.agents.text2sql.demo import build_sqlite
     from graphagents.agents.text2sql.offline import ComposeContext
     from graphagents.agents.text2sql.schema import load_schema_graph
+    from graphagents.sql import open_database
 
     root = tmp_path_factory.mktemp("offline_demo")
     db = open_database(str(build_sqlite(root / "demo.sqlite")))

@@ -12,10 +12,10 @@ from t2s_helpers import temporary_pg_database
 import graphagents as ga
 from graphagents.agents.text2sql.demo import demo_questions_path, load_postgres
 from graphagents.agents.text2sql.eval import run_eval
-from graphagents.agents.text2sql.evaluation import load_questions
 from graphagents.agents.text2sql.spec import SPEC
 from graphagents.errors import ConfigError, ServiceUnavailableError
 from graphagents.events import DecisionEvent, TokenEvent, ToolCallEvent, ToolResultEvent
+from graphagents.sql import load_questions
 
 ga.register(SPEC)
 

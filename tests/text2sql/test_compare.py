@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import sqlglot
 
-from graphagents.agents.text2sql.evaluation import (
+from graphagents.sql import (
     expand_gold_alternatives,
     gold_is_ordered,
     load_questions,

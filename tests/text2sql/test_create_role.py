@@ -17,10 +17,10 @@ from t2s_helpers import temporary_pg_database
 from typer.testing import CliRunner
 
 from graphagents.agents.text2sql.cli import app
-from graphagents.agents.text2sql.db import open_database
-from graphagents.agents.text2sql.db.roles import readonly_url
-from graphagents.agents.text2sql.demo.postgres import MissingDatabaseError, connect, load_postgres
+from graphagents.agents.text2sql.demo.postgres import load_postgres
+from graphagents.agents.text2sql.readonly_role import readonly_url
 from graphagents.errors import ServiceUnavailableError
+from graphagents.sql import MissingDatabaseError, connect, open_database
 
 pytestmark = pytest.mark.postgres
 runner = CliRunner()

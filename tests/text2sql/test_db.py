@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from graphagents.agents.text2sql.db import (
+from graphagents.errors import redact_url
+from graphagents.sql import (
     Database,
     DatabaseError,
     QueryError,
     QueryTimeout,
     open_database,
-    redact_url,
 )
 
 N_CUSTOMERS, N_ORDERS = 500, 20_000  # as built by conftest.dataset()

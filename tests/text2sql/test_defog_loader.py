@@ -6,16 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from graphagents.agents.text2sql import evaluation
-from graphagents.agents.text2sql.evaluation import Question, load_questions, matches_gold
-from graphagents.agents.text2sql.evaluation.defog_loader import (
+from graphagents.errors import InputError, ServiceUnavailableError, UsageError
+from graphagents.sql import Question, load_questions, matches_gold
+from graphagents.sql._defog import (
     available_defog_databases,
     database_url,
     defog_dump_sql,
     iter_dump,
     load_defog_database,
 )
-from graphagents.errors import InputError, ServiceUnavailableError, UsageError
 
 DEFOG_DBS = ("academic", "geography", "advising", "atis")
 
@@ -35,15 +34,7 @@ def defog_urls(defog_admin_url: str) -> dict[str, str]:
     return {name: load_defog_database(name, defog_admin_url) for name in DEFOG_DBS}
 
 
-# ------------------------------------------------------------------ package surface and dump parsing
-
-
-def test_evaluation_exports() -> None:
-    assert sorted(evaluation.__all__) == [
-        "QueryRows", "Question", "available_defog_databases", "expand_gold_alternatives", "gold_is_ordered",
-        "load_defog_database", "load_questions", "matches_gold", "normalize_value",
-        "question_asks_for_order", "results_match",
-    ]
+# ------------------------------------------------------------------ the installed dumps and their parsing
 
 
 def test_installed_package_has_the_benchmark_dumps() -> None:

@@ -24,8 +24,8 @@ from graphagents.agents.text2sql.demo import (
     load_postgres,
 )
 from graphagents.agents.text2sql.demo.sqlite import DEMO_SQLITE_NAME, data_stamp
-from graphagents.agents.text2sql.evaluation import gold_is_ordered, load_questions, results_match
 from graphagents.errors import ServiceUnavailableError, UsageError
+from graphagents.sql import gold_is_ordered, load_questions, results_match
 from graphagents.store import sqlite_stamp
 
 QUESTIONS = load_questions(demo_questions_path())

@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 
 from graphagents.agents.text2sql.demo import demo_questions_path
 from graphagents.agents.text2sql.eval import EvalReport, QuestionResult, resolve_questions, run_eval
-from graphagents.agents.text2sql.evaluation import Question, load_defog_database, load_questions
 from graphagents.agents.text2sql.oracle import OracleChatModel
 from graphagents.agents.text2sql.spec import SPEC
 from graphagents.cli.main import app, eval_app
+from graphagents.sql import Question, load_defog_database, load_questions
 
 runner = CliRunner()
 eval_app.command("text2sql")(SPEC.eval_cli())  # type: ignore[misc]

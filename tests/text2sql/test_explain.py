@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from graphagents.agents.text2sql.db import Database, ExplainPlan, open_database
 from graphagents.agents.text2sql.explain import analyze_plan, render_plan
+from graphagents.sql import Database, ExplainPlan, open_database
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from graphagents.agents.text2sql.db import QueryError, QueryTimeout, open_database
-from graphagents.agents.text2sql.guard import SQLGuard, add_limit, is_denied_function, normalise_sql
+from graphagents.agents.text2sql.guard import SQLGuard, add_limit, normalise_sql
+from graphagents.sql import QueryError, QueryTimeout, is_denied_function, open_database
 
 CORPUS: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "attack_corpus.yaml").read_text("utf-8")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from graphagents.agents.text2sql.demo import build_sqlite, demo_questions_path
-from graphagents.agents.text2sql.evaluation import load_questions
+from graphagents.sql import load_questions
 
 HELDOUT_PATH = demo_questions_path().with_name("questions_heldout.csv")
 QUESTIONS = load_questions(HELDOUT_PATH)

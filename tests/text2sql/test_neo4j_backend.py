@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from t2s_helpers import CountingEmbedder
 
-from graphagents.agents.text2sql.db import open_database
 from graphagents.agents.text2sql.schema import load_schema_graph
+from graphagents.sql import open_database
 
 NEO4J_URI = os.environ.get("NEO4J_URI")
 pytestmark = pytest.mark.skipif(not NEO4J_URI, reason="NEO4J_URI is not set: no Neo4j server to test against")

@@ -12,15 +12,13 @@ import pytest
 import sqlglot
 from t2s_helpers import rows as _rows
 
-from graphagents.agents.text2sql.db import Database, open_database
 from graphagents.agents.text2sql.demo import demo_questions_path
-from graphagents.agents.text2sql.evaluation.compare import matches_gold
-from graphagents.agents.text2sql.evaluation.questions import load_questions
 from graphagents.agents.text2sql.guard import SQLGuard
 from graphagents.agents.text2sql.offline import ComposeContext, ComposeResult, compose
 from graphagents.agents.text2sql.offline.dates import find_dates
 from graphagents.agents.text2sql.offline.parse import parse_question
 from graphagents.agents.text2sql.schema import load_schema_graph
+from graphagents.sql import Database, load_questions, matches_gold, open_database
 
 
 def test_demo_execution_accuracy(demo: tuple[ComposeContext, Database]) -> None:

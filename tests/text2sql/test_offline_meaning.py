@@ -12,14 +12,13 @@ from pathlib import Path
 import pytest
 from t2s_helpers import rows as _rows
 
-from graphagents.agents.text2sql.db import Database, open_database
 from graphagents.agents.text2sql.demo import demo_questions_path
-from graphagents.agents.text2sql.evaluation import Question, load_questions, matches_gold
 from graphagents.agents.text2sql.offline import ComposeContext, compose
 from graphagents.agents.text2sql.offline.cues import find_cues
 from graphagents.agents.text2sql.offline.parse import parse_question
 from graphagents.agents.text2sql.offline.result import confidence_line, stated_confidence
 from graphagents.agents.text2sql.schema import load_schema_graph
+from graphagents.sql import Database, Question, load_questions, matches_gold, open_database
 
 # (question, gold): the composer must answer exactly this.
 ANSWERED = [
@@ -176,7 +175,7 @@ def test_heldout_split(demo: tuple[ComposeContext, Database]) -> None:
 @pytest.mark.postgres
 def test_defog_dev_split(pg_admin_url: str, defog_csv: Path, tmp_path: Path) -> None:
     """Public databases the composer never saw: at most 3% wrong, and no correct answer lost."""
-    from graphagents.agents.text2sql.evaluation.defog_loader import load_defog_database
+    from graphagents.sql._defog import load_defog_database
 
     questions = load_questions(defog_csv)
     by_db: dict[str, list[Question]] = {}

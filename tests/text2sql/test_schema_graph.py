@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from t2s_helpers import CountingEmbedder
 
-from graphagents.agents.text2sql.db import ColumnInfo, Database, ForeignKey, SchemaInfo, TableInfo, open_database
 from graphagents.agents.text2sql.demo import demo_sqlite_path
 from graphagents.agents.text2sql.schema import (
     IMPORTANCE_FLOOR,
@@ -21,6 +20,7 @@ from graphagents.agents.text2sql.schema import (
 from graphagents.agents.text2sql.schema.lexical import LexicalIndex, lexical_features
 from graphagents.agents.text2sql.schema.model import segment_texts
 from graphagents.retrieval import load_embedder
+from graphagents.sql import ColumnInfo, Database, ForeignKey, SchemaInfo, TableInfo, open_database
 
 
 @pytest.fixture(scope="module")

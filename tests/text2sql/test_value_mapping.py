@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from graphagents.agents.text2sql.db import Database, open_database
 from graphagents.agents.text2sql.demo import demo_sqlite_path
 from graphagents.agents.text2sql.schema import load_schema_graph
 from graphagents.agents.text2sql.value_mapping import ValueMapper, ValueMapping
+from graphagents.sql import Database, open_database
 
 
 @pytest.fixture(scope="module")

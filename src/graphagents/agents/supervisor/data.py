@@ -168,7 +168,7 @@ def load_transactions_postgres(url: str, root: Path, *, replace: bool = True) ->
     """Create ``apt_transactions`` (with Korean column comments) in the database at ``url``; rows loaded."""
     from psycopg import sql
 
-    from graphagents.agents.text2sql.demo.postgres import connect
+    from graphagents.sql import connect
 
     rows = transaction_rows(root)
     conn = connect(url)

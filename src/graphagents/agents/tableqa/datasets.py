@@ -183,7 +183,7 @@ def _inline_loader(raw: Sequence[Any], names: Sequence[str], where: str) -> Call
 
 def load_defog(path: str | Path, db: str | None) -> list[Item]:
     """defog questions; ``db`` is a URL template with ``{db_name}`` (Postgres holding defog-data)."""
-    from graphagents.agents.text2sql.evaluation import load_questions
+    from graphagents.sql import load_questions
 
     if not db:
         raise InputError("defog questions need --db with a {db_name} template, e.g. postgresql://postgres@127.0.0.1/{db_name}")

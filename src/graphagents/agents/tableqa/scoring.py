@@ -68,7 +68,7 @@ def _run(url: str, sql: str) -> tuple[tuple[Any, ...], ...]:
 
 def gold_rows(item: Item) -> list[list[Any]] | None:
     """The rows of the first gold alternative that runs, or None."""
-    from graphagents.agents.text2sql.evaluation import expand_gold_alternatives
+    from graphagents.sql import expand_gold_alternatives
 
     for sql in expand_gold_alternatives(item.gold_sql):
         try:
@@ -79,7 +79,7 @@ def gold_rows(item: Item) -> list[list[Any]] | None:
 
 
 def matches_rows(item: Item, rows: list[tuple[Any, ...]]) -> bool:
-    from graphagents.agents.text2sql.evaluation import matches_gold
+    from graphagents.sql import matches_gold
 
     try:
         return matches_gold(item.gold_sql, rows, lambda sql: list(_run(item.db_name, sql)), question=item.question)

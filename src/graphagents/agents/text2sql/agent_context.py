@@ -16,8 +16,8 @@ from typing import Any
 from graphagents._connections import cache_for
 from graphagents.errors import ConfigError, ServiceUnavailableError
 from graphagents.settings import Settings
+from graphagents.sql import Database, DatabaseError, QueryError, open_database
 
-from .db import Database, DatabaseError, QueryError, open_database
 from .guard import SQLGuard, normalise_sql
 from .query_cache import RESULTS_NAMESPACE, QueryCache, cache_scope
 

@@ -45,7 +45,7 @@ def create_role(
     """Create (idempotently) a login role with only SELECT on one schema, and print the URL to use."""
     from graphagents.errors import UsageError
 
-    from .db.roles import create_readonly_role
+    from .readonly_role import create_readonly_role
 
     if not db.startswith(POSTGRES_PREFIXES):
         raise UsageError("create-role needs a PostgreSQL URL (postgresql://user@host/dbname); "

@@ -23,9 +23,9 @@ import typer
 from graphagents.errors import ConfigError, InputError
 from graphagents.packagedata import defog_dev_questions
 from graphagents.settings import Settings, get_settings
+from graphagents.sql import Question, expand_gold_alternatives, load_questions, matches_gold
 from graphagents.usage import Usage, UsageSummary
 
-from .evaluation import Question, expand_gold_alternatives, load_questions, matches_gold
 from .offline.result import stated_confidence
 
 Outcome = Literal["correct", "declined", "wrong"]
@@ -243,7 +243,7 @@ def eval_command(
     if not qs:
         raise InputError("no questions to evaluate: check --questions, --category and --limit")
     if load_defog:
-        from .evaluation.defog_loader import DEFAULT_ADMIN_URL, load_defog_database
+        from graphagents.sql import DEFAULT_ADMIN_URL, load_defog_database
 
         names = sorted({q.db_name for q in qs})
         urls = {name: load_defog_database(name, admin_url or DEFAULT_ADMIN_URL) for name in names}

@@ -15,7 +15,7 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from .db import ExplainPlan
+from graphagents.sql import ExplainPlan
 
 __all__ = ["PlanAnalysis", "analyze_plan", "render_plan"]
 

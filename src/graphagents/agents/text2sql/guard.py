@@ -5,12 +5,12 @@ comments, stacked statements, ``EXPLAIN ANALYZE <write>`` and side-effect functi
 This one parses with sqlglot, fails closed on anything it cannot parse, walks the whole tree, and
 hands back SQL *regenerated from the tree* so that what runs is exactly what was checked.
 
-The guard is the first of two locks: :mod:`.db` also executes in a read-only transaction (Postgres)
+The guard is the first of two locks: :mod:`graphagents.sql` also executes in a read-only transaction (Postgres)
 or a read-only connection (SQLite) with a statement timeout, so a hole in one is not a hole in both.
 
 Besides writes and side effects, it refuses reads that disclose the server rather than the data
 (configuration and files, other sessions, network addresses, roles and credentials); the classes
-and the reasons are in :mod:`.server_reads`.
+and the reasons are in :mod:`graphagents.sql.denylist`.
 """
 
 from __future__ import annotations
@@ -19,55 +19,23 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from .server_reads import SAFE_SETTINGS, ServerRead, server_read_function, server_read_table
-
-Dialect = Literal["sqlite", "postgres"]
-
-__all__ = [
-    "DENIED_FUNCTIONS",
-    "Dialect",
-    "GuardResult",
-    "SQLGuard",
-    "add_limit",
-    "is_denied_function",
-    "normalise_sql",
-]
-
-# Functions with side effects, file or server access, or that run SQL hidden in a string
-# (query_to_xml, ts_stat, dblink). Matched case-insensitively on the bare name, any schema.
-# fmt: off
-DENIED_FUNCTIONS: frozenset[str] = frozenset(
-    {
-        # postgres: files, server admin, sessions, notifications, sequences, hidden SQL
-        "pg_read_file", "pg_read_binary_file", "pg_stat_file", "pg_file_write", "pg_file_rename",
-        "pg_file_unlink", "pg_file_sync", "pg_logdir_ls", "set_config", "pg_notify",
-        "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile",
-        "pg_switch_wal", "pg_create_restore_point", "pg_promote", "pg_log_backend_memory_contexts",
-        "pg_import_system_collations", "pg_export_snapshot", "pg_start_backup", "pg_stop_backup",
-        "pg_backup_start", "pg_backup_stop", "nextval", "setval", "txid_current",
-        "pg_current_xact_id", "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema",
-        "cursor_to_xml", "cursor_to_xmlschema", "database_to_xml", "database_to_xmlschema",
-        "database_to_xml_and_xmlschema", "schema_to_xml", "schema_to_xmlschema",
-        "schema_to_xml_and_xmlschema", "ts_stat", "ts_rewrite", "copy",
-        # sqlite: extensions and the fileio/zipfile helpers of the CLI
-        "load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "zipfile", "fsdir",
-        "sqlar_compress", "sqlar_uncompress",
-    }
+from graphagents.sql import Dialect
+from graphagents.sql.denylist import (
+    DENIED_FUNCTIONS,
+    DENIED_PREFIXES,
+    SAFE_SETTINGS,
+    ServerRead,
+    server_read_function,
+    server_read_table,
 )
-# fmt: on
-# fmt: off
-_DENIED_PREFIXES = (
-    "pg_sleep", "pg_ls_", "pg_read_", "pg_file_", "lo_", "dblink", "pg_advisory_",
-    "pg_try_advisory_", "pg_replication_", "pg_create_", "pg_drop_replication", "pg_logical_",
-    "pg_copy_", "pg_stat_reset", "pg_wal_replay_",
-)
-# fmt: on
+
+__all__ = ["GuardResult", "SQLGuard", "add_limit", "normalise_sql"]
+
 # Statement kinds that must not appear anywhere in the tree. Looked up by name so that a class
 # missing from some sqlglot release does not break the import.
 # fmt: off
@@ -195,7 +163,7 @@ class SQLGuard:
         else:
             names = {name.lower() for name in node.sql_names()} | {node.key.lower()}
         for name in sorted(names):
-            if name in self._denied or name.startswith(_DENIED_PREFIXES):
+            if name in self._denied or name.startswith(DENIED_PREFIXES):
                 return f"function {name}() is not allowed (side effects, file or server access)"
         if "current_setting" in names and not _safe_setting(node):
             return _disclosure(ServerRead("server configuration and files", "current_setting"), "function")
@@ -204,17 +172,6 @@ class SQLGuard:
                 written = node.name if isinstance(node, exp.Anonymous) else node.sql(self.dialect).split("(")[0]
                 return _disclosure(ServerRead(read.kind, written.lower() or read.name), "function")
         return None
-
-
-def is_denied_function(name: str) -> bool:
-    """Whether a function (bare name, any case) is on the deny list; shared with the SQLite authorizer.
-
-    Server-disclosing functions (``sqlite_version``, ...) count too, so the executor refuses them
-    even if a query reached it without the guard.
-    """
-    lowered = name.lower()
-    return lowered in DENIED_FUNCTIONS or lowered.startswith(_DENIED_PREFIXES) or (
-        server_read_function(lowered) is not None)
 
 
 def _disclosure(read: ServerRead, what: str) -> str:

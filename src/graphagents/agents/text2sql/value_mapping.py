@@ -20,7 +20,8 @@ from difflib import SequenceMatcher
 
 from sqlglot import exp
 
-from .db import Database, QueryError
+from graphagents.sql import Database, QueryError
+
 from .offline.aliases import alias_score
 from .schema import SchemaGraph, TableNode
 from .schema.model import LOOKUP_TABLE_ROWS, is_textish

@@ -6,8 +6,8 @@ supervisor knows what it is looking for (a 구 or a complex name the planner nor
 ask the database itself: find the transactions table by its columns (amount, area, contract month:
 the same aliases the analysis reads), find the column whose stored values contain the region or the
 complex, and select the rows with one ``LIKE ?`` parameter. Names come from introspection (quoted by
-the text2sql database layer), the user's words only ever travel as a bound parameter, and the
-connection is text2sql's read-only one (``graphagents.agents.text2sql.db``).
+the core's read-only database layer), the user's words only ever travel as a bound parameter, and
+the connection is the read-only one of :mod:`graphagents.sql`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ _open_lock = threading.Lock()
 
 
 def _database(url: str) -> Any:
-    from graphagents.agents.text2sql.db import open_database
+    from graphagents.sql import open_database
 
     with _open_lock:
         db = _open.get(url)
@@ -95,9 +95,8 @@ def fallback_query(url: str, entities: Mapping[str, Any]) -> dict[str, Any] | No
             relation = _quote(db, *([table.schema, table.relation] if table.schema else [table.relation]))
             col = _quote(db, column)
             like = "ILIKE" if db.dialect == "postgres" else "LIKE"
-            placeholder = getattr(db, "_placeholder", "?")
             pattern = "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            sql = (f"SELECT * FROM {relation} WHERE CAST({col} AS TEXT) {like} {placeholder} ESCAPE '\\'")
+            sql = (f"SELECT * FROM {relation} WHERE CAST({col} AS TEXT) {like} {db.placeholder} ESCAPE '\\'")
             result = db.fetch(sql, [pattern], max_rows=MAX_ROWS, timeout_s=10.0)
             return {"sql": sql, "params": [pattern], "table_name": table.name, "column": column, "term": term,
                     "table": {"columns": list(result.columns), "rows": [[_plain(v) for v in r] for r in result.rows]},

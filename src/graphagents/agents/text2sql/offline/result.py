@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from ..db import Database
+    from graphagents.sql import Database
+
     from ..schema import SchemaGraph
 
 __all__ = ["ComposeContext", "ComposeResult", "ValueLink", "confidence_line", "stated_confidence"]

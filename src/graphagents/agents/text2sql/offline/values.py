@@ -16,7 +16,7 @@ from .aliases import alias_score
 from .catalog import Catalog, norm, word_forms
 
 if TYPE_CHECKING:
-    from ..db import Database
+    from graphagents.sql import Database
 
 __all__ = ["ValueHit", "ValueIndex"]
 

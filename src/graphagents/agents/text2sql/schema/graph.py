@@ -40,7 +40,7 @@ from .model import (
 )
 
 if TYPE_CHECKING:
-    from ..db import Database
+    from graphagents.sql import Database
 
 IMPORTANCE_FLOOR = 0.5
 EMBED_WEIGHT = 0.5  # share of the cosine in the similarity; the rest is lexical coverage

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..db import ForeignKey, SchemaInfo, TableInfo
+from graphagents.sql import ForeignKey, SchemaInfo, TableInfo
 
 _TEXTISH = ("char", "text", "clob", "string", "citext", "uuid")
 _CODE_NAME = re.compile(r"(_code|_cd|_type|_status|^status|_kind|_yn|_flag|^gender|_grade|_level|_class)$")

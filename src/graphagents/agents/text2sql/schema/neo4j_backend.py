@@ -19,8 +19,8 @@ import numpy as np
 
 from graphagents.errors import ConfigError, ServiceUnavailableError, redact_url
 from graphagents.retrieval import Embedder, load_embedder
+from graphagents.sql import SchemaInfo
 
-from ..db import SchemaInfo
 from .graph import SchemaGraph, importance_from_degrees
 from .model import Sampler, TableNode, node_from_json, node_to_json, nodes_from_schema, segment_texts
 from .store import embed_texts

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from graphagents.retrieval import Embedder, OfflineEmbedder, load_embedder
+from graphagents.sql import SchemaInfo
 
-from ..db import SchemaInfo
 from .graph import SchemaGraph
 from .model import Sampler, TableNode, node_from_json, node_to_json, nodes_from_schema, segment_texts
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..db import QueryError
+from graphagents.sql import QueryError
+
 from .context import ToolContext, ToolResult, failure
 
 _HINT_PATTERNS = (

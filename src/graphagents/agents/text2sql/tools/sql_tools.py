@@ -10,7 +10,8 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
-from ..db import QueryError, QueryTimeout
+from graphagents.sql import QueryError, QueryTimeout
+
 from ..explain import analyze_plan
 from .context import ToolContext, ToolResult, failure
 from .schema_tools import extract_hint_columns

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from graphagents.errors import InputError
 
-from .compare import expand_gold_alternatives
+from ._compare import expand_gold_alternatives
 
 REQUIRED_COLUMNS = ("question", "query", "db_name", "query_category")
 

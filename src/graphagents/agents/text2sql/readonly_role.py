@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from graphagents.errors import ServiceUnavailableError, UsageError
-
-from ..demo.postgres import connect, psycopg_module, url_parts
+from graphagents.sql import connect, psycopg_module, url_parts
 
 __all__ = ["DEFAULT_ROLE", "ReadOnlyRole", "create_readonly_role", "readonly_url"]
 

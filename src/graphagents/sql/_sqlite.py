@@ -19,12 +19,12 @@ from typing import Any
 
 from sqlglot import exp
 
-from ..guard import Dialect, is_denied_function
-from .base import (
+from ._base import (
     ROW_COUNT_CAP,
     ColumnInfo,
     Database,
     DatabaseError,
+    Dialect,
     ExplainPlan,
     ForeignKey,
     QueryError,
@@ -33,6 +33,7 @@ from .base import (
     SchemaInfo,
     TableInfo,
 )
+from .denylist import is_denied_function
 
 _SQLITE_READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE}
 # Left to the read-only file to refuse, so that a smuggled write fails with SQLite's own

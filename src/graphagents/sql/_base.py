@@ -22,9 +22,10 @@ from urllib.parse import unquote, urlsplit
 
 from sqlglot import exp
 
-from ....errors import RunError, ServiceUnavailableError, redact_url
-from ....store import POSTGRES_PREFIXES
-from ..guard import Dialect
+from ..errors import RunError, ServiceUnavailableError, redact_url
+from ..store import POSTGRES_PREFIXES
+
+Dialect = Literal["sqlite", "postgres"]
 
 ROW_COUNT_CAP = 100_000  # counting stops here: "at least this many" is all the planner hints need
 _TEXTISH = ("char", "text", "clob", "string", "citext", "name", "uuid")
@@ -132,7 +133,8 @@ class Database(ABC):
     """Common surface of both engines; subclasses only implement the engine-specific parts."""
 
     dialect: Dialect
-    _placeholder = "?"
+    placeholder = "?"
+    """How a bound parameter is written in this engine's SQL (``?`` or ``%s``)."""
 
     def __init__(self, display_url: str) -> None:
         self.url = display_url  # password removed: safe for logs and messages
@@ -194,7 +196,7 @@ class Database(ABC):
         tbl, col, info = self._target(table, column)
         if isinstance(value, str) and self.dialect == "postgres" and not _is_textish(info.type):
             col = f"CAST({col} AS TEXT)"  # a code typed as text must not fail on an integer column
-        sql = f"SELECT 1 FROM {tbl} WHERE {col} = {self._placeholder} LIMIT 1"
+        sql = f"SELECT 1 FROM {tbl} WHERE {col} = {self.placeholder} LIMIT 1"
         return bool(self.fetch(sql, [value], max_rows=1, timeout_s=5.0).rows)
 
     def search_values(self, table: str, column: str, keyword: str, limit: int = 20) -> list[str]:
@@ -204,7 +206,7 @@ class Database(ABC):
         pattern = "%" + keyword.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         sql = (
             f"SELECT v FROM (SELECT DISTINCT CAST({col} AS TEXT) AS v FROM {tbl} "
-            f"WHERE CAST({col} AS TEXT) {like} {self._placeholder} ESCAPE '\\') AS s "
+            f"WHERE CAST({col} AS TEXT) {like} {self.placeholder} ESCAPE '\\') AS s "
             f"ORDER BY LENGTH(v), v LIMIT {int(limit)}"
         )
         return [str(row[0]) for row in self.fetch(sql, [pattern], max_rows=limit, timeout_s=5.0).rows]
@@ -238,8 +240,8 @@ def open_database(url: str, *, schemas: Sequence[str] | None = None) -> Database
 
     ``schemas`` limits Postgres introspection (default: every non-system schema).
     """
-    from .postgres import PostgresDatabase  # imported here: both engines subclass Database
-    from .sqlite import SQLiteDatabase
+    from ._postgres import PostgresDatabase  # imported here: both engines subclass Database
+    from ._sqlite import SQLiteDatabase
 
     if url.startswith(POSTGRES_PREFIXES):
         return PostgresDatabase(url, schemas=schemas)

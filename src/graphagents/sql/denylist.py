@@ -1,6 +1,14 @@
-"""Reads that disclose the database server rather than the data: refused by :class:`.guard.SQLGuard`.
+"""What a read-only query must still not call or read: the deny lists every SQL reader shares.
 
-The agent answers questions about the data and its schema. A read-only query can still tell an
+Two lists. Functions with side effects, file or server access, or that run SQL hidden in a string
+(:data:`DENIED_FUNCTIONS`, :data:`DENIED_PREFIXES`, :func:`is_denied_function`): text2sql's guard
+refuses them in the parsed tree and the SQLite executor's authorizer refuses them again, so a query
+that reached the executor without the guard still cannot call them.
+
+Reads that disclose the database server rather than the data (the rest of this module), refused
+by text2sql's ``SQLGuard``.
+
+An agent that reads a database answers questions about the data and its schema. A read-only query can still tell an
 attacker (or a prompt-injected model) about the server, so these four classes are refused even
 though they write nothing:
 
@@ -30,7 +38,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["SAFE_SETTINGS", "ServerRead", "server_read_function", "server_read_table"]
+__all__ = ["DENIED_FUNCTIONS", "DENIED_PREFIXES", "SAFE_SETTINGS", "ServerRead", "is_denied_function",
+           "server_read_function", "server_read_table"]
+
+# Functions with side effects, file or server access, or that run SQL hidden in a string
+# (query_to_xml, ts_stat, dblink). Matched case-insensitively on the bare name, any schema.
+# fmt: off
+DENIED_FUNCTIONS: frozenset[str] = frozenset(
+    {
+        # postgres: files, server admin, sessions, notifications, sequences, hidden SQL
+        "pg_read_file", "pg_read_binary_file", "pg_stat_file", "pg_file_write", "pg_file_rename",
+        "pg_file_unlink", "pg_file_sync", "pg_logdir_ls", "set_config", "pg_notify",
+        "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile",
+        "pg_switch_wal", "pg_create_restore_point", "pg_promote", "pg_log_backend_memory_contexts",
+        "pg_import_system_collations", "pg_export_snapshot", "pg_start_backup", "pg_stop_backup",
+        "pg_backup_start", "pg_backup_stop", "nextval", "setval", "txid_current",
+        "pg_current_xact_id", "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema",
+        "cursor_to_xml", "cursor_to_xmlschema", "database_to_xml", "database_to_xmlschema",
+        "database_to_xml_and_xmlschema", "schema_to_xml", "schema_to_xmlschema",
+        "schema_to_xml_and_xmlschema", "ts_stat", "ts_rewrite", "copy",
+        # sqlite: extensions and the fileio/zipfile helpers of the CLI
+        "load_extension", "readfile", "writefile", "edit", "fts3_tokenizer", "zipfile", "fsdir",
+        "sqlar_compress", "sqlar_uncompress",
+    }
+)
+DENIED_PREFIXES = (
+    "pg_sleep", "pg_ls_", "pg_read_", "pg_file_", "lo_", "dblink", "pg_advisory_",
+    "pg_try_advisory_", "pg_replication_", "pg_create_", "pg_drop_replication", "pg_logical_",
+    "pg_copy_", "pg_stat_reset", "pg_wal_replay_",
+)
+# fmt: on
 
 
 @dataclass(frozen=True)
@@ -128,3 +165,14 @@ def server_read_table(name: str, schema: str = "") -> ServerRead | None:
         return ServerRead(_ROLES, f"information_schema.{lowered}")
     kind = _TABLES.get(lowered) or next((k for p, k in _TABLE_PREFIXES if lowered.startswith(p)), None)
     return ServerRead(kind, lowered) if kind else None
+
+
+def is_denied_function(name: str) -> bool:
+    """Whether a function (bare name, any case) is on the deny list; shared with the SQLite authorizer.
+
+    Server-disclosing functions (``sqlite_version``, ...) count too, so the executor refuses them
+    even if a query reached it without the guard.
+    """
+    lowered = name.lower()
+    return lowered in DENIED_FUNCTIONS or lowered.startswith(DENIED_PREFIXES) or (
+        server_read_function(lowered) is not None)

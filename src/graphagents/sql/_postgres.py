@@ -15,13 +15,12 @@ from typing import Any
 
 from sqlglot import exp
 
-from ..demo.postgres import connection_error
-from ..guard import Dialect
-from .base import (
+from ._base import (
     ROW_COUNT_CAP,
     ColumnInfo,
     Database,
     DatabaseError,
+    Dialect,
     ExplainPlan,
     ForeignKey,
     QueryError,
@@ -31,6 +30,7 @@ from .base import (
     TableInfo,
     redact_url,
 )
+from ._connect import connection_error
 
 _log = logging.getLogger(__name__)
 _CURSOR = "graphagents_query"
@@ -69,7 +69,7 @@ ORDER BY con.conname, k.ord"""
 
 class PostgresDatabase(Database):
     dialect: Dialect = "postgres"
-    _placeholder = "%s"
+    placeholder = "%s"
 
     def __init__(self, url: str, *, schemas: Sequence[str] | None = None, max_connections: int = 4) -> None:
         super().__init__(redact_url(url))
@@ -88,7 +88,7 @@ class PostgresDatabase(Database):
         except psycopg.Error as err:
             raise DatabaseError(f"invalid PostgreSQL URL {self.url!r}: {err}") from None
         options = f"{given.get('options') or ''} {_PG_SESSION_OPTIONS}".strip()
-        kwargs: dict[str, Any] = {"options": options, "application_name": "graphagents-text2sql"}
+        kwargs: dict[str, Any] = {"options": options, "application_name": "graphagents-reader"}
         kwargs["connect_timeout"] = given.get("connect_timeout") or 5
         try:  # a direct probe reports the real cause; the pool would only say "timed out"
             with psycopg.connect(url, **kwargs) as probe:
@@ -103,14 +103,14 @@ class PostgresDatabase(Database):
             raise DatabaseError(f"cannot connect to {self.url}: {_first_line(err)}") from None
         if self.superuser:
             _log.warning(
-                "text2sql connects to %s as a superuser: read-only transactions stop writes but not "
+                "the read-only reader connects to %s as a superuser: read-only transactions stop writes but not "
                 "server-file reads such as pg_read_file(); create a role with only SELECT grants with "
                 "`graphagents text2sql create-role --db %s` and use the URL it prints",
                 self.url, self.url,
             )
         self._pool = ConnectionPool(
             url, min_size=1, max_size=max_connections, kwargs={**kwargs, "autocommit": False},
-            open=True, name="graphagents-text2sql",
+            open=True, name="graphagents-reader",
         )  # fmt: skip
 
     @contextmanager

@@ -18,9 +18,9 @@ from urllib.parse import quote, urlsplit, urlunsplit
 from graphagents.errors import MissingExtraError, UsageError
 from graphagents.store import POSTGRES_PREFIXES
 
-from ..demo.postgres import connect, psycopg_module
+from ._connect import connect, psycopg_module
+from ._questions import Question, load_questions
 from ._sqltext import ends_statement
-from .questions import Question, load_questions
 
 DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/test"
 _COPY_FROM_STDIN = re.compile(r"^\s*COPY\s.+\sFROM\s+stdin\s*;\s*$", re.IGNORECASE | re.DOTALL)
