@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from .cache import Cache
+    from .evals import Evaluation
     from .settings import Settings
     from .store import Database
     from .userdata import UserData
@@ -190,7 +191,9 @@ class AgentSpec:
     options_model: type[BaseModel] | None = None
     session_options_model: type[BaseModel] | None = None
     cli: Callable[[], typer.Typer] | None = None
-    eval_cli: Callable[[], Callable[..., Any]] | None = None
+    evaluation: Callable[[], Evaluation] | None = None
+    """The agent's evaluation (:class:`graphagents.evals.Evaluation`: datasets, case runner, scorer,
+    oracle), built on first use; ``graphagents eval <name>`` and ``make eval`` run it."""
     user_data: UserData | None = None
     """How to export and erase what the agent keeps about a user beyond its sessions' threads
     (application records, profiles, cache scopes): see :mod:`graphagents.userdata`."""

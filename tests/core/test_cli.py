@@ -161,20 +161,23 @@ def test_contract_errors_are_one_line(example_spec: Any, trip_spec: Any, monkeyp
     assert code != 0 and len(lines) == 1 and needle in lines[0], err
 
 
-def test_every_eval_command_writes_a_report() -> None:
-    """Every registered agent's ``eval`` takes ``--report DIR`` (report.json + report.md), as the brief asks."""
+def test_every_eval_command_takes_the_same_flags() -> None:
+    """Every registered agent's ``eval`` is the harness's command: --dataset, --report, --llm, --limit,
+    --jobs and --timeout on each, whatever its own options."""
     import typer
     from typer.main import get_command
 
+    from graphagents.evals.cli import eval_command
     from graphagents.registry import all_specs
 
-    evaluable = [s for s in all_specs().values() if s.eval_cli is not None]
-    assert {s.name for s in evaluable} >= {"slotfill", "text2sql"}
+    evaluable = [s for s in all_specs().values() if s.evaluation is not None]
+    assert {s.name for s in evaluable} >= {"slotfill", "text2sql", "rag", "supervisor", "tableqa"}
     for spec in evaluable:
         app = typer.Typer()
-        app.command()(spec.eval_cli())  # type: ignore[misc]
+        app.command()(eval_command(spec.evaluation()))  # type: ignore[misc]
         options = {opt for param in get_command(app).params for opt in param.opts}
-        assert "--report" in options, f"`graphagents eval {spec.name}` has no --report"
+        missing = {"--dataset", "--report", "--llm", "--limit", "--jobs", "--timeout"} - options
+        assert not missing, f"`graphagents eval {spec.name}` lacks {sorted(missing)}"
 
 
 def test_a_bad_setting_is_one_line_naming_the_variable(monkeypatch: pytest.MonkeyPatch,

@@ -60,7 +60,8 @@ def test_version_comes_from_the_package_metadata() -> None:
 
 PUBLIC_MODULES = {
     # the core (this branch)
-    "agents", "artifacts", "cli", "errors", "events", "nodes", "registry", "runtime", "server", "settings", "steps",
+    "agents", "artifacts", "cli", "errors", "evals", "events", "nodes", "registry", "runtime", "server", "settings",
+    "steps",
     "store", "usage",
     # the data that ships inside the package (corpora, statutes, example tables, evaluation sets)
     "packagedata",

@@ -11,9 +11,9 @@ from t2s_helpers import temporary_pg_database
 
 import graphagents as ga
 from graphagents.agents.text2sql.demo import demo_questions_path, load_postgres
-from graphagents.agents.text2sql.eval import run_eval
 from graphagents.agents.text2sql.spec import SPEC
 from graphagents.errors import ConfigError, ServiceUnavailableError
+from graphagents.evals import run_evaluation
 from graphagents.events import DecisionEvent, TokenEvent, ToolCallEvent, ToolResultEvent
 from graphagents.sql import load_questions
 
@@ -102,9 +102,8 @@ def test_offline_brain_on_postgres(demo_pg_url: str) -> None:
 @pytest.mark.postgres
 @pytest.mark.slow
 def test_oracle_reaches_100_percent_on_the_demo_set_on_postgres(demo_pg_url: str) -> None:
-    questions = load_questions(demo_questions_path())
-    report = run_eval(questions, db=demo_pg_url, llm="oracle")
-    wrong = [(r.question, r.error) for r in report.results if not r.correct]
-    assert wrong == [] and report.accuracy == 1.0
-    assert all(r.tool_calls == ["search_tables", "explain", "execute_sql_preview", "submit_sql"]
+    report = run_evaluation("text2sql", "dev", llm="oracle", eval_options={"db": demo_pg_url})
+    wrong = [(r.case.question, r.output.error) for r in report.results if r.status != "right"]
+    assert wrong == [] and report.n == len(load_questions(demo_questions_path()))
+    assert all(r.output.details["tool_calls"] == ["search_tables", "explain", "execute_sql_preview", "submit_sql"]
                for r in report.results)

@@ -1,88 +1,120 @@
-"""``graphagents eval text2sql`` and ``graphagents text2sql load-demo``; the oracle at 100%."""
+"""``graphagents eval text2sql`` on the harness: the oracle at 100%, wrong oracles at 0, the scorer
+tested against constant scorers, the CLI and its own options; ``text2sql load-demo``."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from graphagents.agents.text2sql.demo import demo_questions_path
-from graphagents.agents.text2sql.eval import EvalReport, QuestionResult, resolve_questions, run_eval
+from graphagents.agents.text2sql.eval import EVALUATION, score
 from graphagents.agents.text2sql.oracle import OracleChatModel
 from graphagents.agents.text2sql.spec import SPEC
-from graphagents.cli.main import app, eval_app
-from graphagents.sql import Question, load_defog_database, load_questions
+from graphagents.cli.main import _mount_agent_commands, app
+from graphagents.evals import Case, Dataset, Report, assert_measuring_stick, expect, resolve_dataset, run_evaluation
+from graphagents.evals.checks import not_right
+from graphagents.sql import load_defog_database
 
 runner = CliRunner()
-eval_app.command("text2sql")(SPEC.eval_cli())  # type: ignore[misc]
+_mount_agent_commands()
 app.add_typer(SPEC.cli(), name="text2sql")  # type: ignore[misc]
 
 
-def test_oracle_reaches_100_percent_on_the_demo_set_on_sqlite() -> None:
-    questions = load_questions(demo_questions_path())
-    assert len(questions) >= 45
-    report = run_eval(questions, llm="oracle")
-    assert [(r.question, r.error) for r in report.results if not r.correct] == []
-    assert report.accuracy == 1.0 and set(report.by_category()) >= {"lookup", "join", "group_by"}
+@pytest.fixture(scope="module")
+def sample() -> Dataset:
+    """One question of each of six categories of the dev set (their gold results all differ)."""
+    dev = resolve_dataset(EVALUATION, "dev")
+    seen: dict[str, Case] = {}
+    for case in dev.cases:
+        seen.setdefault(str(case.metadata["category"]), case)
+    chosen = tuple(seen[c] for c in ("lookup", "aggregate", "join", "group_by", "top_n", "filter"))
+    return Dataset("sample", chosen, dev.sources)
 
 
-def test_eval_detects_wrong_answers() -> None:
-    """The comparison is real: an oracle for other answers scores zero."""
-    questions = [q for q in load_questions(demo_questions_path()) if q.query_category == "lookup"][:2]
-    liar = OracleChatModel.from_pairs([(q.question, "SELECT 12345 AS x") for q in questions])
-    report = run_eval(questions, llm=liar)
-    assert report.accuracy == 0.0 and report.llm == "OracleChatModel"
-    assert all(r.status == "submitted" and r.sql == "SELECT 12345 AS x" for r in report.results)
+@pytest.fixture(scope="module")
+def oracle_run(sample: Dataset) -> Report:
+    return run_evaluation(EVALUATION, sample, llm="oracle")
 
 
-def test_eval_command_writes_json_and_markdown_reports(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["eval", "text2sql", "--llm", "oracle", "--limit", "6", "--report", str(tmp_path)])
+def _rotated_oracle(sample: Dataset) -> OracleChatModel:
+    """Answers each question with the next question's gold SQL."""
+    golds = [str(c.expected).split(";")[0] for c in sample.cases]
+    return OracleChatModel.from_pairs([(str(c.input), golds[(i + 1) % len(golds)])
+                                       for i, c in enumerate(sample.cases)])
+
+
+def test_oracle_reaches_100_percent_on_the_dev_set_on_sqlite() -> None:
+    report = run_evaluation("text2sql", "dev", llm="oracle", jobs=2)
+    assert report.n >= 45 and [(r.case.question, r.output.error) for r in report.results if r.status != "right"] == []
+    assert report.metrics["execution_accuracy"] == 1.0
+    assert set(report.group_counts()["category"]) >= {"lookup", "join", "group_by"}
+
+
+def test_a_wrong_oracle_scores_zero_and_the_scorer_is_a_measuring_stick(sample: Dataset, oracle_run: Report) -> None:
+    assert oracle_run.counts()["right"] == len(sample)
+    rotated = run_evaluation(EVALUATION, sample, llm=_rotated_oracle(sample))
+    assert rotated.counts()["right"] == 0
+    submitted = [r for r in rotated.results if r.output.details["sql"]]  # the policy stops some on the way
+    assert len(submitted) >= 3 and all(r.status == "wrong" for r in submitted)
+    silent = run_evaluation(EVALUATION, sample, llm=OracleChatModel.from_pairs([]))
+    assert silent.counts()["declined"] == len(sample)  # an empty answer is a decline, never right
+    off_by_one = [replace(r, output=replace(r.output, data={**r.output.data, "rows": _plus_one(r.output.data["rows"])}))
+                  for r in oracle_run.results if _plus_one(r.output.data["rows"]) != r.output.data["rows"]]
+    assert len(off_by_one) >= 3
+    assert_measuring_stick(score, [*expect(oracle_run.results, "right"), *expect(submitted, "wrong"),
+                                   *expect(off_by_one, not_right()), *expect(silent.results, "declined")])
+
+
+def _plus_one(rows: list[tuple]) -> list[tuple]:
+    """Every number in the result one higher (a figure off by one)."""
+    return [tuple(v + 1 if isinstance(v, int | float) and not isinstance(v, bool) else v for v in row) for row in rows]
+
+
+def test_offline_results_are_right_declined_or_wrong_with_their_confidence() -> None:
+    cases = (Case("c1", "How many customers are there?", "SELECT COUNT(*) FROM customers",
+                  {"db_name": "demo", "category": "aggregate"}),
+             Case("c2", "What is the median salary?", "SELECT 1", {"db_name": "demo", "category": "aggregate"}),
+             Case("c3", "How many products are there?", "SELECT COUNT(*) FROM customers",
+                  {"db_name": "demo", "category": "aggregate"}))
+    report = run_evaluation(EVALUATION, Dataset("given", cases))
+    assert [r.status for r in report.results] == ["right", "declined", "wrong"]
+    assert report.results[0].score.metrics["confidence"] == 1.0
+    assert report.results[1].score.metrics["confidence"] is None and "median" in report.results[1].output.error
+    assert report.metrics["wrong_rate"] == round(1 / 3, 4)
+    assert report.metrics["mean_confidence"]["right"] == 1.0
+
+
+def test_eval_command_writes_the_report(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["eval", "text2sql", "--llm", "oracle", "--limit", "3", "--report", str(tmp_path)])
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
-    assert data["n"] == 6 and data["accuracy"] == 1.0 and data["by_category"]
-    assert (data["correct"], data["declined"], data["wrong"]) == (6, 0, 0)
-    assert "correct 6 · declined 0 · wrong 0" in result.output
+    assert (data["agent"], data["dataset"], data["llm"], data["n"]) == ("text2sql", "dev", "oracle", 3)
+    assert (data["right"], data["declined"], data["wrong"]) == (3, 0, 0)
+    assert data["metrics"]["execution_accuracy"] == 1.0 and data["groups"]["category"]
+    assert data["results"][0]["details"]["sql"] and data["results"][0]["expected"].upper().startswith("SELECT")
     markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
-    assert "Execution accuracy: **100.0%**" in markdown and "| category |" in markdown
+    assert "| **execution_accuracy** | 1 |" in markdown and "## By category" in markdown
 
 
-def test_eval_command_filters_by_category() -> None:
-    result = runner.invoke(app, ["eval", "text2sql", "--llm", "oracle", "--category", "join"])
+def test_eval_command_filters_by_category_and_reads_the_heldout_set() -> None:
+    result = runner.invoke(app, ["eval", "text2sql", "--llm", "oracle", "--category", "join", "--json"])
     assert result.exit_code == 0, result.output
-    assert "join" in result.output and "100.0%" in result.output
+    data = json.loads(result.stdout.strip().splitlines()[-1])
+    assert data["n"] >= 5 and set(data["groups"]["category"]) == {"join"} and data["right"] == data["n"]
+    heldout = resolve_dataset(EVALUATION, "heldout")
+    assert len(heldout) >= 30 and heldout.cases[0].id.startswith("questions_heldout:")
 
 
-def test_report_separates_correct_declined_and_wrong() -> None:
-    results = [
-        QuestionResult("q1", "demo", "join", False, "answered", 0.1, error="no SQL submitted"),
-        QuestionResult("q2", "demo", "join", False, "submitted", 0.1, sql="SELECT 1", confidence=0.6),
-        QuestionResult("q3", "demo", "lookup", True, "submitted", 0.1, sql="SELECT 2", confidence=0.9),
-    ]
-    report = EvalReport("offline", "q.csv", results)
-    assert [r.outcome for r in results] == ["declined", "wrong", "correct"]
-    assert report.split() == {"correct": 1, "declined": 1, "wrong": 1}
-    data = report.to_json()
-    assert (data["correct"], data["declined"], data["wrong"]) == (1, 1, 1) and data["wrong_rate"] == 1 / 3
-    assert data["by_category"]["join"] == {"correct": 0, "declined": 1, "wrong": 1, "n": 2, "accuracy": 0.0}
-    assert data["mean_confidence"] == {"correct": 0.9, "wrong": 0.6}
-    assert [r["outcome"] for r in data["results"]] == ["declined", "wrong", "correct"]
-    markdown = report.to_markdown()
-    assert "Correct **1** · declined **1** · wrong **1**" in markdown
-    wrong_part, declined_part = markdown.split("## Wrong answers")[1].split("## Declined")
-    assert "q2" in wrong_part and "q1" not in wrong_part and "q1" in declined_part
+def test_questions_for_other_databases_need_a_db() -> None:
+    cases = (Case("x", "How many?", "SELECT 1", {"db_name": "academic", "category": "lookup"}),)
+    from graphagents.errors import ConfigError
 
-
-def test_offline_eval_records_the_stated_confidence_and_the_split(tmp_path: Path) -> None:
-    questions = [Question("How many customers are there?", "SELECT COUNT(*) FROM customers", "demo", "aggregate"),
-                 Question("What is the median salary?", "SELECT 1", "demo", "aggregate"),
-                 Question("How many products are there?", "SELECT COUNT(*) FROM customers", "demo", "aggregate")]
-    report = run_eval(questions, llm="offline")
-    assert [r.outcome for r in report.results] == ["correct", "declined", "wrong"]
-    assert report.results[0].confidence == 1.0 and report.results[1].confidence is None
-    assert "median" in report.results[1].error
+    with pytest.raises(ConfigError, match="pass --db"):
+        run_evaluation(EVALUATION, Dataset("given", cases))
 
 
 def test_load_demo_builds_sqlite(tmp_path: Path) -> None:
@@ -97,17 +129,19 @@ def test_load_demo_builds_sqlite(tmp_path: Path) -> None:
 def test_the_defog_questions_ship_in_the_package(defog_csv: Path) -> None:
     import graphagents
 
-    assert resolve_questions("defog-dev") == defog_csv
+    defog = resolve_dataset(EVALUATION, "defog-dev")
+    assert defog.sources == (str(defog_csv),) and len(defog) > 100
     assert defog_csv.is_relative_to(Path(graphagents.__file__).parent)
-    assert len(defog_csv.read_text(encoding="utf-8").splitlines()) > 100
 
 
 @pytest.mark.postgres
 @pytest.mark.slow
 def test_oracle_reaches_100_percent_on_defog_dev(pg_url: str, defog_csv: Path) -> None:
-    questions = load_questions(defog_csv)
-    urls = {name: load_defog_database(name, pg_url) for name in sorted({q.db_name for q in questions})}
+    dataset = resolve_dataset(EVALUATION, "defog-dev")
+    names = sorted({str(c.metadata["db_name"]) for c in dataset.cases})
+    urls = {name: load_defog_database(name, pg_url) for name in names}
     template = next(iter(urls.values())).rsplit("/", 1)[0] + "/{db_name}"
-    report = run_eval(questions, db=template, llm="oracle")
-    assert [(r.db_name, r.question, r.error) for r in report.results if not r.correct] == []
-    assert len(report.results) == len(questions) and report.accuracy == 1.0
+    report = run_evaluation(EVALUATION, dataset, llm="oracle", eval_options={"db": template})
+    assert [(r.case.metadata["db_name"], r.case.question, r.output.error) for r in report.results
+            if r.status != "right"] == []
+    assert report.n == len(dataset)

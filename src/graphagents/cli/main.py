@@ -86,12 +86,12 @@ def _agent(name: str, llm: str | None, option: list[str] | None, db: str | None,
 def agents_cmd(
     as_json: JsonOpt = False,
     names: Annotated[bool, typer.Option("--names", help="one name per line (for scripts)")] = False,
-    evaluable: Annotated[bool, typer.Option("--evaluable", help="only agents with an eval command")] = False,
+    evaluable: Annotated[bool, typer.Option("--evaluable", help="only agents with an evaluation")] = False,
 ) -> None:
     """List the registered agents."""
     specs = sorted(all_specs().values(), key=lambda s: s.name)
     if evaluable:
-        specs = [s for s in specs if s.eval_cli is not None]
+        specs = [s for s in specs if s.evaluation is not None]
     if names:
         for s in specs:
             print(s.name)
@@ -324,11 +324,20 @@ def demo(llm: LlmOpt = None) -> None:
 
 
 def _mount_agent_commands() -> None:
+    from ..evals.cli import broken_eval_command, compare_command, eval_command
+
+    mounted = {c.name for c in eval_app.registered_commands}
+    if "compare" not in mounted:
+        eval_app.command("compare")(compare_command)
     for spec in all_specs().values():
         if spec.cli is not None:
             app.add_typer(spec.cli(), name=spec.name, help=f"{spec.title}: agent-specific commands")
-        if spec.eval_cli is not None:
-            eval_app.command(spec.name)(spec.eval_cli())
+        if spec.evaluation is not None and spec.name not in mounted and spec.name != "compare":
+            try:
+                command = eval_command(spec.evaluation())
+            except Exception as exc:  # one broken plugin's evaluation must not take down the CLI
+                command = broken_eval_command(spec.name, f"{type(exc).__name__}: {exc}")
+            eval_app.command(spec.name)(command)
 
 
 def main() -> None:

@@ -78,10 +78,10 @@ def _delete(scope: UserScope) -> int:
     return removed
 
 
-def _eval_cli() -> Any:
-    from .eval import eval_command
+def _evaluation() -> Any:
+    from .eval import EVALUATION
 
-    return eval_command
+    return EVALUATION
 
 
 def _cli() -> Any:
@@ -105,6 +105,6 @@ SPEC = AgentSpec(
     options_model=RagOptions,
     session_options_model=RagSessionOptions,
     cli=_cli,
-    eval_cli=_eval_cli,
+    evaluation=_evaluation,
     user_data=UserData(export=_export, delete=_delete),
 )

@@ -1,33 +1,37 @@
-"""``graphagents eval slotfill``: intent accuracy and slot F1 on the labelled utterances, then the
-scripted conversations for task success, turns, caps hit and corrections handled.
+"""slotfill's evaluation: labelled utterances (intent and slots) and scripted dialogs (completion,
+wrong read-backs, turns, caps, corrections), in one dataset.
 
-The utterances are read by ``Engine.interpret``, the same function the conversation uses, at the
-stage each line names, with the slots of a typical application already filled (the stage's own
-slots removed for collection stages, as when they are being asked).
+Utterances are read by ``Engine.interpret`` — the function the conversation uses, with the agent's
+model when it has one — at the stage each line names, with the slots of a typical application
+already filled (the stage's own slots removed for collection stages, as when they are being asked).
+Dialogs are played through the agent's public ``Session`` API, each on a checkpointer of its own
+(a ``restart: true`` step drops it, as a new process would).
+
+A dialog's *wrong read-back* is a confirmation turn whose state shows a slot value other than the
+dialog expects at that step, or a completed application whose final slots differ from the
+expected ones: a value the user did not say, proposed for confirmation. (Only the values a step
+states are checked at that step: a value expected earlier may have been corrected since.)
 """
 
 from __future__ import annotations
 
-import json
 import tempfile
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
+from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import InputError
-from ...testing.conversations import load_conversations, run_all
-from ...usage import UsageSummary
-from .engine import Engine
-from .flow import stage_fields
-from .scenario import Scenario, load_scenario
-from .understanding import Understanding
-from .values import normalise
-from .work import Work
+from ...evals import Case, CaseResult, EvalContext, Evaluation, Output, Score, Source, read_jsonl
+from ...evals.scoring import errors_of, share
+from .scenario import Scenario
+
+__all__ = ["EVALUATION", "TYPICAL_SLOTS", "bundled_conversations", "load_cases", "load_utterances", "score"]
 
 TYPICAL_SLOTS: dict[str, Any] = {
     "customer_name": "김민수", "customer_phone": "010-1234-5678", "use_lifelong_account": True,
@@ -37,89 +41,77 @@ TYPICAL_SLOTS: dict[str, Any] = {
 }
 
 
-@dataclass
-class Report:
-    utterances: int = 0
-    intent_accuracy: float = 0.0
-    slot_precision: float = 0.0
-    slot_recall: float = 0.0
-    slot_f1: float = 0.0
-    dialogs: int = 0
-    task_success: float = 0.0
-    avg_turns: float = 0.0
-    happy_path_turns: int = 0
-    infinite_loops: int = 0
-    caps_hit: int = 0
-    corrections_requested: int = 0
-    corrections_handled: int = 0
-    intent_errors: list[dict[str, Any]] = field(default_factory=list)
-    failed_dialogs: list[dict[str, Any]] = field(default_factory=list)
-    usage: dict[str, Any] = field(default_factory=dict)
-    """Model calls, tokens, latency and steps per turn over every scripted turn (UsageSummary)."""
-    results: list[dict[str, Any]] = field(default_factory=list)
-    """One row per utterance and per dialog: ``question`` (the utterance, or the dialog's name),
-    ``correct``, ``status`` and ``kind`` (``utterance`` | ``dialog``), as in the other agents' reports."""
-
-    @property
-    def n(self) -> int:
-        return self.utterances + self.dialogs
-
-    def to_json(self) -> dict[str, Any]:
-        return {"n": self.n, **asdict(self)}
-
-    def to_markdown(self) -> str:
-        """The report as Markdown: headline metrics, then every miss."""
-        u = self.usage
-        lines = [
-            "# slotfill evaluation", "",
-            f"{self.utterances} labelled utterances and {self.dialogs} scripted dialogs (n = {self.n}).", "",
-            "| metric | value | target |", "| --- | --- | --- |",
-            f"| intent accuracy | {self.intent_accuracy:.1%} | >= 95% |",
-            f"| slot precision / recall | {self.slot_precision:.1%} / {self.slot_recall:.1%} | |",
-            f"| slot F1 | {self.slot_f1:.1%} | |",
-            f"| task success | {self.task_success:.1%} | 100% |",
-            f"| average turns | {self.avg_turns:.1f} | |",
-            f"| happy path turns | {self.happy_path_turns} | <= 15 |",
-            f"| infinite loops | {self.infinite_loops} | 0 |",
-            f"| caps hit (each ended cleanly) | {self.caps_hit} | |",
-            f"| corrections handled / requested | {self.corrections_handled} / {self.corrections_requested} | all |",
-        ]
-        if u:
-            lines.append(f"| per turn: model calls, p50 ms, steps | {u['model_calls_per_turn']}, "
-                         f"{u['latency_ms_p50']}, {u['steps_per_turn']} | |")
-        misses = [r for r in self.results if not r["correct"]]
-        lines += ["", f"## Misses ({len(misses)})", ""]
-        lines += [f"- {r['kind']} `{r['question']}`: {r['status']}" for r in misses] or ["none"]
-        return "\n".join(lines) + "\n"
+def _evaldata(name: str) -> Traversable:
+    return resources.files(__package__).joinpath("evaldata", name)
 
 
 def bundled_conversations() -> Traversable:
     """The scripted conversations shipped with the agent (tests play them too)."""
-    return resources.files(__package__).joinpath("evaldata", "conversations")
+    return _evaldata("conversations")
 
 
-def load_utterances(path: str | Path | None = None) -> list[dict[str, Any]]:
-    if path is None:
-        text = resources.files(__package__).joinpath("evaldata", "utterances.jsonl").read_text("utf-8")
-    else:
+def _heldout() -> list[Source]:
+    dialogs = _evaldata("conversations_heldout")
+    return [_evaldata("utterances_heldout.jsonl"), *([dialogs] if dialogs.is_dir() else [])]
+
+
+DATASETS: dict[str, Callable[[], Sequence[Source]]] = {
+    "dev": lambda: [_evaldata("utterances.jsonl"), bundled_conversations()],
+    "heldout": _heldout,
+}
+
+
+class EvalOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    scenario: str | None = Field(None, description="scenario file (default: bundled)")
+
+
+def load_utterances(path: str | Path | Traversable | None = None) -> list[dict[str, Any]]:
+    """The labelled utterances of a JSON-lines file (default: the bundled dev set)."""
+    return read_jsonl(_evaldata("utterances.jsonl") if path is None else
+                      (Path(path) if isinstance(path, str | Path) else path))
+
+
+def load_cases(source: Source) -> list[Case]:
+    """A ``.jsonl`` of utterances, or a folder of conversation ``.yaml`` files."""
+    from ...testing.conversations import load_conversations
+
+    name = source.name
+    if source.is_dir():
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot read {str(path)!r}: {exc}") from None
-    rows = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path or 'utterances.jsonl'} line {n}: not JSON: {exc}") from None
-    return rows
+            dialogs = load_conversations(source)
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read conversations: {exc}") from None
+        return [_dialog_case(file, data) for file, data in dialogs]
+    if name.endswith((".yaml", ".yml")):
+        raise InputError(f"{name!r}: give the folder that holds the conversation files, not one file")
+    stem = name.rsplit(".", 1)[0]
+    cases = []
+    for n, row in enumerate(read_jsonl(source), 1):
+        if not {"text", "stage", "intent"} <= set(row):
+            raise InputError(f"{name} line {n}: an utterance needs text, stage and intent")
+        cases.append(Case(f"{stem}:{n}", str(row["text"]),
+                          {"intent": row["intent"], "slots": dict(row.get("slots") or {})},
+                          {"kind": "utterance", "stage": row["stage"], "context": row.get("context") or {}}))
+    return cases
 
 
-def _work_for(sc: Scenario, row: Mapping[str, Any]) -> Work:
-    ctx = row.get("context") or {}
+def _dialog_case(file: str, data: Mapping[str, Any]) -> Case:
+    users = [str(s["user"]) for s in data["steps"] if "user" in s]
+    return Case(f"dialog:{file.rsplit('.', 1)[0]}", users, dict(data),
+                {"kind": "dialog", "question": str(data.get("name", file))})
+
+
+# ----------------------------------------------------------------------------------------- running
+
+
+def _work_for(sc: Scenario, stage_id: str, ctx: Mapping[str, Any]) -> Any:
+    from .flow import stage_fields
+    from .work import Work
+
     slots = dict(ctx.get("slots", TYPICAL_SLOTS))
-    stage = sc.stages[row["stage"]]
+    stage = sc.stages[stage_id]
     w = Work.from_state({"slots": slots, "stage_id": stage.id}, sc.start_stage_id)
     if stage.stage_type == "collection" and "unset" not in ctx:
         ctx = {**ctx, "unset": stage_fields(sc, stage, w)}
@@ -130,132 +122,197 @@ def _work_for(sc: Scenario, row: Mapping[str, Any]) -> Work:
     return w
 
 
-def _canonical(sc: Scenario, key: str, value: Any) -> Any:
-    try:
-        return normalise(sc.slots[key], value) if key in sc.slots else value
-    except ValueError:
-        return value
+def _canonical(sc: Scenario, values: Mapping[str, Any]) -> dict[str, Any]:
+    from .values import normalise
+
+    out = {}
+    for key, value in values.items():
+        try:
+            out[key] = normalise(sc.slots[key], value) if key in sc.slots else value
+        except ValueError:
+            out[key] = value
+    return out
 
 
-def score_utterances(sc: Scenario, rows: list[dict[str, Any]], engine: Engine, report: Report) -> None:
-    correct = tp = fp = fn = 0
-    for row in rows:
-        meaning = engine.interpret(_work_for(sc, row), row["text"])
-        predicted = {k: _canonical(sc, k, v) for k, v in meaning.values.items()}
-        expected = {k: _canonical(sc, k, v) for k, v in (row.get("slots") or {}).items()}
-        ok = meaning.intent == row["intent"]
-        correct += ok
-        status = "correct" if ok and predicted == expected else ("wrong_intent" if not ok else "wrong_slots")
-        report.results.append({"kind": "utterance", "question": row["text"], "stage": row["stage"],
-                               "correct": status == "correct", "status": status})
-        hits = sum(1 for k, v in predicted.items() if expected.get(k, object()) == v)
-        tp, fp, fn = tp + hits, fp + len(predicted) - hits, fn + len(expected) - hits
-        if not ok or predicted != expected:
-            report.intent_errors.append({"text": row["text"], "stage": row["stage"], "expected": row["intent"],
-                                         "got": meaning.intent, "slots": predicted, "expected_slots": expected})
-    report.utterances = len(rows)
-    report.intent_accuracy = correct / len(rows) if rows else 0.0
-    report.slot_precision = tp / (tp + fp) if tp + fp else 1.0
-    report.slot_recall = tp / (tp + fn) if tp + fn else 1.0
-    p, r = report.slot_precision, report.slot_recall
-    report.slot_f1 = 2 * p * r / (p + r) if p + r else 0.0
-
-
-def score_dialogs(directory: Path | None, report: Report, scenario: str | None) -> None:
-    import graphagents as ga
-
-    from ...settings import Settings
+@contextmanager
+def _start(ctx: EvalContext) -> Iterator[Any]:
+    from ...runtime import Agent
+    from ...settings import get_settings
+    from ...testing.conversations import drop_process_resources
+    from .engine import Engine
+    from .scenario import load_scenario
     from .spec import SPEC
+    from .understanding import Understanding
 
-    if SPEC.name not in ga.all_specs():
-        ga.register(SPEC)
-    try:
-        dialogs = load_conversations(directory if directory is not None else bundled_conversations())
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read conversations: {exc}") from None
-    with tempfile.TemporaryDirectory(prefix="slotfill-eval-") as tmp:
-        settings = Settings(data_dir=Path(tmp), llm="offline")
-        options: dict[str, Any] = {"scenario": scenario} if scenario else {}
-        results = run_all(dialogs, lambda: ga.load("slotfill", "offline", settings=settings, **options))
-    report.dialogs = len(results)
-    report.task_success = sum(r.ok for r in results) / len(results) if results else 0.0
-    report.avg_turns = sum(r.turns for r in results) / len(results) if results else 0.0
-    happy = [r for r in results if r.name.startswith("happy path")]
-    report.happy_path_turns = happy[0].turns if happy else 0
-    report.infinite_loops = sum(1 for r in results for f in r.failures if "step cap" in f)
-    stats = [r.values.get("stats") or {} for r in results]
-    report.caps_hit = sum(s.get("loops_hit", 0) + s.get("retry_caps", 0) for s in stats)
-    report.corrections_requested = sum(s.get("corrections_requested", 0) for s in stats)
-    report.corrections_handled = sum(s.get("corrections_handled", 0) for s in stats)
-    report.failed_dialogs = [{"name": r.name, "failures": r.failures[:3]} for r in results if not r.ok]
-    report.results.extend({"kind": "dialog", "question": r.name, "correct": r.ok, "turns": r.turns,
-                           "status": "completed" if r.ok else f"failed: {r.failures[0] if r.failures else '?'}"}
-                          for r in results)
-    report.usage = UsageSummary().extend(u for r in results for u in r.usage).to_dict()
-
-
-def evaluate(data: Path | None = None, dialogs: Path | None = None, scenario: str | None = None) -> Report:
+    scenario = ctx.option("scenario") or ctx.options.get("scenario")
+    options = {**ctx.options, **({"scenario": scenario} if scenario else {})}
     sc = load_scenario(scenario)
-    report = Report()
-    score_utterances(sc, load_utterances(data), Engine(sc, Understanding(None)), report)
-    score_dialogs(dialogs, report, scenario)
-    return report
+    confirming = {s.id for s in sc.stages.values() if s.stage_type == "confirmation"}
+    base = ctx.settings or get_settings()
+    with tempfile.TemporaryDirectory(prefix="slotfill-eval-") as tmp:
+        def make_agent(case_id: str) -> Agent:
+            url = f"sqlite:///{Path(tmp) / (case_id.replace(':', '_') + '.sqlite')}"
+            settings = base.model_copy(update={"data_dir": Path(tmp), "checkpoint_url": url})
+            kwargs = {**ctx.agent_kwargs(settings=settings), **options}
+            return Agent(SPEC, **kwargs)
 
+        engine: list[Any] = []
+        lock = threading.Lock()
 
-def _print(report: Report) -> None:
-    from rich.console import Console
-    from rich.table import Table
+        def utterance(case: Case) -> Output:
+            with lock:
+                if not engine:  # the engine the agent's graph uses, with the agent's model
+                    engine.append(Engine(sc, Understanding(make_agent("nlu").llm)))
+            meaning = engine[0].interpret(_work_for(sc, str(case.metadata["stage"]), case.metadata["context"]),
+                                          str(case.input))
+            got = _canonical(sc, meaning.values)
+            expected = _canonical(sc, case.expected["slots"])
+            return Output({"intent": meaning.intent, "slots": got},
+                          {"intent": meaning.intent, "slots": got, "expected_slots": expected})
 
-    table = Table("metric", "value", "target")
-    table.add_row("utterances", str(report.utterances), ">= 200")
-    table.add_row("intent accuracy", f"{report.intent_accuracy:.1%}", ">= 95%")
-    table.add_row("slot precision / recall", f"{report.slot_precision:.1%} / {report.slot_recall:.1%}", "")
-    table.add_row("slot F1", f"{report.slot_f1:.1%}", "")
-    table.add_row("scripted dialogs", str(report.dialogs), ">= 40")
-    table.add_row("task success", f"{report.task_success:.1%}", "100%")
-    table.add_row("average turns", f"{report.avg_turns:.1f}", "")
-    table.add_row("happy path turns", str(report.happy_path_turns), "<= 15")
-    table.add_row("infinite loops", str(report.infinite_loops), "0")
-    table.add_row("caps hit (visit + retry, each ended cleanly)", str(report.caps_hit), "")
-    u = report.usage
-    if u:
-        table.add_row("per turn: model calls, p50 ms, steps",
-                      f"{u['model_calls_per_turn']}, {u['latency_ms_p50']}, {u['steps_per_turn']}", "")
-    table.add_row("corrections handled / requested",
-                  f"{report.corrections_handled} / {report.corrections_requested}", "all")
-    console = Console()
-    console.print(table)
-    for err in report.intent_errors[:15]:
-        console.print(f"[yellow]{err['stage']}[/yellow] {err['text']!r}: expected {err['expected']} "
-                      f"{err['expected_slots']}, got {err['got']} {err['slots']}", highlight=False)
-    for failed in report.failed_dialogs:
-        console.print(f"[red]dialog failed[/red] {failed['name']}: {failed['failures']}", highlight=False)
-
-
-def make_eval_command() -> Any:
-    def eval_slotfill(
-        data: Annotated[Path | None, typer.Option(help="labelled utterances (JSONL); default: bundled set")] = None,
-        dialogs: Annotated[Path | None, typer.Option(help="directory of conversation YAML files")] = None,
-        scenario: Annotated[str | None, typer.Option(help="scenario file (default: bundled)")] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
-        report_dir: Annotated[Path | None, typer.Option("--report", help="directory for report.json and report.md")]
-        = None,
-    ) -> None:
-        """Intent accuracy, slot F1, task success, turns, loops and corrections of the slotfill agent."""
-        report = evaluate(data, dialogs, scenario)
-        if as_json:
-            print(json.dumps(report.to_json(), ensure_ascii=False))
-        else:
-            _print(report)
-        if report_dir is not None:
+        def dialog(case: Case) -> Output:
+            agent = make_agent(case.id)
+            session = agent.session(None, **dict(case.expected.get("session_options") or {}))
+            turns: list[dict[str, Any]] = []
+            usage = []
             try:
-                report_dir.mkdir(parents=True, exist_ok=True)
-                (report_dir / "report.json").write_text(
-                    json.dumps(report.to_json(), ensure_ascii=False, indent=2), encoding="utf-8")
-                (report_dir / "report.md").write_text(report.to_markdown(), encoding="utf-8")
-            except OSError as exc:
-                raise InputError(f"cannot write the report to {str(report_dir)!r}: {exc}") from None
-            if not as_json:
-                print(f"report: {report_dir / 'report.json'}, {report_dir / 'report.md'}")
+                for step in case.expected["steps"]:
+                    if step.get("restart"):
+                        drop_process_resources(agent)
+                        agent = make_agent(case.id)
+                        session = agent.get_session(session.id)
+                        turns.append({"restart": True})
+                        continue
+                    reply = session.send(str(step["user"]))
+                    usage.append(reply.usage)
+                    stage = reply.state.get("stage")
+                    turns.append({"user": str(step["user"]), "reply": reply.text, "state": reply.state,
+                                  "done": reply.done, "errors": errors_of(reply.events),
+                                  "confirming": stage in confirming})
+                final = session.state
+                stats = dict((agent.graph.get_state(session.config).values or {}).get("stats") or {})
+            finally:
+                drop_process_resources(agent)
+            said = [t for t in turns if "user" in t]
+            return Output(said[-1]["reply"] if said else "", {"turns": turns, "final": final, "stats": stats},
+                          {"turns": len(said), "final_status": final.get("status")}, tuple(usage),
+                          "; ".join(t["errors"] for t in said if t["errors"]))
 
-    return eval_slotfill
+        yield lambda case: dialog(case) if case.kind == "dialog" else utterance(case)
+
+
+# ----------------------------------------------------------------------------------------- scoring
+
+
+def score(case: Case, output: Output) -> Score:
+    return _score_dialog(case, output) if case.kind == "dialog" else _score_utterance(case, output)
+
+
+def _score_utterance(case: Case, output: Output) -> Score:
+    intent, got = output.data.get("intent"), dict(output.data.get("slots") or {})
+    expected = dict(output.data.get("expected_slots") or {})
+    hits = sum(1 for k, v in got.items() if k in expected and expected[k] == v)
+    metrics = {"intent_ok": intent == case.expected["intent"], "slot_tp": hits, "slot_fp": len(got) - hits,
+               "slot_fn": len(expected) - hits}
+    if intent == case.expected["intent"] and got == expected:
+        return Score("right", metrics, "intent and slots")
+    if intent == "unclear" and not got and case.expected["intent"] != "unclear":
+        return Score("declined", metrics, "not understood: the agent asks again")
+    if intent == case.expected["intent"] and hits == len(got):
+        return Score("partial", metrics, f"missed {', '.join(sorted(set(expected) - set(got)))}")
+    if intent != case.expected["intent"]:
+        return Score("wrong", metrics, f"intent {intent}, expected {case.expected['intent']}")
+    return Score("wrong", metrics, f"slots {got}, expected {expected}")
+
+
+def _score_dialog(case: Case, output: Output) -> Score:
+    import re
+
+    from ...testing.conversations import check_state
+
+    steps, turns = list(case.expected["steps"]), list(output.data.get("turns") or [])
+    final = dict(output.data.get("final") or {})
+    wrong: list[str] = []
+    text: list[str] = []
+    readbacks: list[str] = []
+    if len(turns) != len(steps):
+        wrong.append(f"{len(turns)} turns recorded for {len(steps)} steps")
+    for i, (step, turn) in enumerate(zip(steps, turns, strict=False), 1):
+        if step.get("restart"):
+            continue
+        where, reply, state = f"step {i} ({step['user']!r})", str(turn.get("reply", "")), turn.get("state") or {}
+        if turn.get("errors"):
+            wrong.append(f"{where}: error events {turn['errors']}")
+        if "bot" in step and str(step["bot"]) not in reply:
+            text.append(f"{where}: reply lacks {step['bot']!r}")
+        if "bot_re" in step and not re.search(str(step["bot_re"]), reply):
+            text.append(f"{where}: reply does not match /{step['bot_re']}/")
+        if "not_bot" in step and str(step["not_bot"]) in reply:
+            text.append(f"{where}: reply must not contain {step['not_bot']!r}")
+        for path, value in (step.get("state") or {}).items():
+            failed = check_state(where, {path: value}, state)
+            wrong.extend(failed)
+            if failed and str(path).startswith("slots.") and turn.get("confirming"):
+                readbacks.extend(failed)
+        if "done" in step and bool(turn.get("done")) != bool(step["done"]):
+            wrong.append(f"{where}: done={turn.get('done')}, expected {step['done']}")
+    for path, value in (case.expected.get("final_state") or {}).items():
+        failed = check_state("at the end", {path: value}, final)
+        wrong.extend(failed)
+        if failed and str(path).startswith("slots.") and final.get("status") == "completed":
+            readbacks.extend(failed)
+    expected_status = (case.expected.get("final_state") or {}).get("status")
+    metrics = {"turns": sum(1 for t in turns if "user" in t), "completed": final.get("status") == "completed",
+               "expected_completed": expected_status == "completed", "wrong_readbacks": len(readbacks)}
+    if readbacks:
+        return Score("wrong", metrics, "wrong read-back: " + readbacks[0])
+    if expected_status == "completed" and final.get("status") in ("handoff", "cancelled"):
+        return Score("declined", metrics, f"ended in {final.get('status')} instead of completing")
+    if wrong:
+        return Score("wrong", metrics, wrong[0])
+    if text:
+        return Score("partial", metrics, "the flow is right, a reply's wording is not: " + text[0])
+    return Score("right", metrics, "every step as scripted")
+
+
+def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
+    utterances = [r for r in results if r.case.kind == "utterance"]
+    dialogs = [r for r in results if r.case.kind == "dialog"]
+    tp, fp, fn = (sum(int(r.score.metrics.get(k) or 0) for r in utterances) for k in ("slot_tp", "slot_fp", "slot_fn"))
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    recall = tp / (tp + fn) if tp + fn else 1.0
+    stats = [dict(r.output.data.get("stats") or {}) for r in dialogs]
+    to_complete = [r for r in dialogs if r.score.metrics.get("expected_completed")]
+    happy = [r for r in dialogs if str(r.case.metadata.get("question", "")).startswith("happy path")]
+    turns = [int(r.score.metrics.get("turns") or 0) for r in dialogs]
+    return {
+        "utterances": len(utterances),
+        "intent_accuracy": share([bool(r.score.metrics.get("intent_ok")) for r in utterances]),
+        "slot_precision": round(precision, 4), "slot_recall": round(recall, 4),
+        "slot_f1": round(2 * precision * recall / (precision + recall), 4) if precision + recall else 0.0,
+        "dialogs": len(dialogs),
+        "task_success": share([r.status == "right" for r in dialogs]),
+        "completion": share([r.status == "right" for r in to_complete]),
+        "wrong_readbacks": sum(bool(r.score.metrics.get("wrong_readbacks")) for r in dialogs),
+        "avg_turns": round(sum(turns) / len(turns), 2) if turns else 0.0,
+        "happy_path_turns": int(happy[0].score.metrics.get("turns") or 0) if happy else 0,
+        "infinite_loops": sum("step cap" in r.output.error for r in dialogs),
+        "caps_hit": sum(s.get("loops_hit", 0) + s.get("retry_caps", 0) for s in stats),
+        "corrections_requested": sum(s.get("corrections_requested", 0) for s in stats),
+        "corrections_handled": sum(s.get("corrections_handled", 0) for s in stats),
+    }
+
+
+EVALUATION = Evaluation(
+    agent="slotfill",
+    load=load_cases,
+    start=_start,
+    scorer=score,
+    summarize=summarize,
+    datasets=DATASETS,
+    headline=("intent_accuracy", "slot_f1", "completion", "wrong_readbacks", "task_success"),
+    groups=("kind",),
+    options_model=EvalOptions,
+    description="Intent accuracy and slot F1 on labelled utterances; completion, wrong read-backs, turns, caps "
+                "and corrections on scripted dialogs.",
+)

@@ -69,10 +69,10 @@ def _cli() -> Any:
     return make_cli()
 
 
-def _eval_cli() -> Any:
-    from .eval import make_eval_command
+def _evaluation() -> Any:
+    from .eval import EVALUATION
 
-    return make_eval_command()
+    return EVALUATION
 
 
 SPEC = AgentSpec(
@@ -92,6 +92,6 @@ SPEC = AgentSpec(
     options_model=SlotfillOptions,
     session_options_model=SlotfillSessionOptions,
     cli=_cli,
-    eval_cli=_eval_cli,
+    evaluation=_evaluation,
     user_data=UserData(export=_export_user, delete=_delete_user),
 )

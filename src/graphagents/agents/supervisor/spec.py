@@ -48,10 +48,10 @@ def _cli() -> Any:
     return app
 
 
-def _eval_cli() -> Any:
-    from .eval import eval_command
+def _evaluation() -> Any:
+    from .eval import EVALUATION
 
-    return eval_command
+    return EVALUATION
 
 
 SPEC = AgentSpec(
@@ -67,5 +67,5 @@ SPEC = AgentSpec(
     chat_fields=("finish_reason", "completed_teams"),
     options_model=SupervisorOptions,
     cli=_cli,
-    eval_cli=_eval_cli,
+    evaluation=_evaluation,
 )

@@ -88,10 +88,10 @@ def _cli() -> Any:
     return app
 
 
-def _eval_cli() -> Any:
-    from .eval import eval_command
+def _evaluation() -> Any:
+    from .eval import EVALUATION
 
-    return eval_command
+    return EVALUATION
 
 
 def _uploads(scope: UserScope) -> Any:
@@ -122,7 +122,7 @@ SPEC = AgentSpec(
     options_model=TableQAOptions,
     session_options_model=TableQASessionOptions,
     cli=_cli,
-    eval_cli=_eval_cli,
+    evaluation=_evaluation,
     user_data=UserData(export=_export_uploads, delete=_delete_uploads),
     artifacts=artifacts,
 )

@@ -1,139 +1,74 @@
-"""``graphagents eval text2sql``: execution accuracy of the agent on a gold question set.
+"""text2sql's evaluation: execution accuracy of the agent on gold question sets.
 
 Each question runs through the real agent (a fresh session, no query cache); its submitted rows
-are compared with the gold rows the way defog sql-eval and Spider/BIRD do (``evaluation.compare``).
-Every result is one of three outcomes, reported separately because they cost a user differently:
-``correct``, ``declined`` (no SQL submitted: the agent said it could not) and ``wrong`` (a query
-ran and answered something else, which the user cannot tell from a right one). The confidence the
-reply stated (see ``offline.result.confidence_line``) is recorded with each result.
+are compared with the gold rows the way defog sql-eval and Spider/BIRD do (``graphagents.sql``).
+``right``: the rows match a gold; ``declined``: no SQL submitted (the agent said it could not);
+``wrong``: a query ran and answered something else, which the user cannot tell from a right one.
+The confidence the reply stated (``offline.result.confidence_line``) is kept with each result.
+
+Datasets (defog sql-eval's CSV layout, docs/evaluation.md): ``dev`` (the demo questions),
+``heldout`` (questions written by someone who had not read the composer), ``dev2``, ``en`` and
+``defog-dev`` (needs ``--db`` with ``{db_name}`` or ``--load-defog``).
 """
 
 from __future__ import annotations
 
-import json
-import time
-from collections import defaultdict
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-import typer
+from pydantic import BaseModel, ConfigDict, Field
 
-from graphagents.errors import ConfigError, InputError
+from graphagents.errors import ConfigError
+from graphagents.evals import Case, CaseResult, EvalContext, Evaluation, Models, Output, Score, Source
+from graphagents.evals.scoring import errors_of, mean
 from graphagents.packagedata import defog_dev_questions
 from graphagents.settings import Settings, get_settings
-from graphagents.sql import Question, expand_gold_alternatives, load_questions, matches_gold
-from graphagents.usage import Usage, UsageSummary
 
-from .offline.result import stated_confidence
+__all__ = ["EVAL_MAX_ROWS", "EVALUATION", "load_cases", "score"]
 
-Outcome = Literal["correct", "declined", "wrong"]
-OUTCOMES: tuple[Outcome, ...] = ("correct", "declined", "wrong")
 EVAL_MAX_ROWS = 200_000
 
 
-def resolve_questions(value: str | None) -> Path:
-    if value in (None, "", "demo"):
-        from .demo import demo_questions_path
+def _demo_file(name: str) -> Path:
+    from .demo import demo_questions_path
 
-        return demo_questions_path()
-    if value == "defog-dev":
-        return defog_dev_questions()
-    return Path(value)
+    return demo_questions_path().with_name(name)
 
 
-@dataclass
-class QuestionResult:
-    question: str
-    db_name: str
-    category: str
-    correct: bool
-    status: str
-    seconds: float
-    tool_calls: list[str] = field(default_factory=list)
-    rewrites: int = 0
-    sql: str | None = None
-    error: str = ""
-    usage: dict[str, Any] = field(default_factory=dict)
-    confidence: float | None = None  # what the reply said; None when it stated none (a model, a refusal)
-
-    @property
-    def outcome(self) -> Outcome:
-        if self.correct:
-            return "correct"
-        return "wrong" if self.sql else "declined"
+DATASETS: dict[str, Callable[[], Sequence[Source]]] = {
+    "dev": lambda: [_demo_file("questions.csv")],
+    "heldout": lambda: [_demo_file("questions_heldout.csv")],
+    "dev2": lambda: [_demo_file("questions_dev2.csv")],
+    "en": lambda: [_demo_file("questions_en.csv")],
+    "defog-dev": lambda: [defog_dev_questions()],
+}
 
 
-@dataclass
-class EvalReport:
-    llm: str
-    questions_file: str
-    results: list[QuestionResult]
+class EvalOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
 
-    @property
-    def accuracy(self) -> float:
-        return sum(r.correct for r in self.results) / len(self.results) if self.results else 0.0
-
-    def split(self, results: Sequence[QuestionResult] | None = None) -> dict[Outcome, int]:
-        """How many results were correct, declined and wrong."""
-        chosen = self.results if results is None else results
-        return {o: sum(r.outcome == o for r in chosen) for o in OUTCOMES}
-
-    def by_category(self) -> dict[str, tuple[int, int]]:
-        out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-        for r in self.results:
-            out[r.category][0] += int(r.correct)
-            out[r.category][1] += 1
-        return {k: (v[0], v[1]) for k, v in sorted(out.items())}
-
-    def mean_confidence(self, outcome: Outcome) -> float | None:
-        """Mean stated confidence of the answers with ``outcome``: a check that it means something."""
-        values = [r.confidence for r in self.results if r.outcome == outcome and r.confidence is not None]
-        return round(sum(values) / len(values), 3) if values else None
-
-    def to_json(self) -> dict[str, Any]:
-        n = len(self.results)
-        split = self.split()
-        categories = {}
-        for k, (c, total) in self.by_category().items():
-            cat_split = self.split([r for r in self.results if r.category == k])
-            categories[k] = {"correct": c, "declined": cat_split["declined"], "wrong": cat_split["wrong"],
-                             "n": total, "accuracy": c / total}
-        counts: dict[str, int] = {str(k): v for k, v in split.items()}
-        return {"llm": self.llm, "questions": self.questions_file, "accuracy": self.accuracy, "n": n,
-                **counts, "wrong_rate": split["wrong"] / n if n else 0.0,
-                "declined_rate": split["declined"] / n if n else 0.0,
-                "mean_confidence": {o: self.mean_confidence(o) for o in ("correct", "wrong")},
-                "by_category": categories,
-                "usage": UsageSummary().extend(Usage(**r.usage) for r in self.results if r.usage).to_dict(),
-                "results": [{**asdict(r), "outcome": r.outcome} for r in self.results]}
-
-    def to_markdown(self) -> str:
-        n, split = len(self.results), self.split()
-        lines = [f"# text2sql evaluation ({self.llm})", "", f"Questions: `{self.questions_file}`", "",
-                 f"Execution accuracy: **{self.accuracy:.1%}** ({split['correct']}/{n})", "",
-                 f"Correct **{split['correct']}** · declined **{split['declined']}** · wrong **{split['wrong']}** "
-                 f"({split['wrong'] / n if n else 0.0:.1%} of questions answered wrongly)", "",
-                 "| category | correct | declined | wrong | n | accuracy |", "| --- | --- | --- | --- | --- | --- |"]
-        for k, (c, total) in self.by_category().items():
-            cat = self.split([r for r in self.results if r.category == k])
-            lines.append(f"| {k} | {c} | {cat['declined']} | {cat['wrong']} | {total} | {c / total:.1%} |")
-        u = self.to_json()["usage"]
-        lines += ["", f"Usage: {u['model_calls']} model calls, {u['input_tokens']} + {u['output_tokens']} tokens, "
-                      f"p50 {u['latency_ms_p50']} ms per question, {u['steps_per_turn']} steps per question"]
-        for title, outcome in (("Wrong answers", "wrong"), ("Declined", "declined")):
-            chosen = [r for r in self.results if r.outcome == outcome]
-            if chosen:
-                lines += ["", f"## {title}", "", "| db | category | status | question | SQL or reason |",
-                          "| --- | --- | --- | --- | --- |"]
-                lines += [f"| {r.db_name} | {r.category} | {r.status} | {_cell(r.question)} "
-                          f"| {_cell(r.sql or r.error)[:160]} |" for r in chosen]
-        return "\n".join(lines) + "\n"
+    db: str | None = Field(None, description="database URL, or a template with {db_name}")
+    category: str | None = Field(None, description="only this query_category")
+    load_defog: bool = Field(False, description="load the needed defog databases first")
+    admin_url: str | None = Field(None, description="Postgres admin URL for --load-defog")
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.split()).replace("|", "/")
+def load_cases(source: Source) -> list[Case]:
+    """A defog-layout CSV (question, query, db_name, query_category[, instructions]) as cases
+    ``<file stem>:<row>``; the gold SQL is the expected value."""
+    from graphagents.sql import load_questions
+
+    path = Path(str(source))
+    return [Case(f"{path.stem}:{n}", q.question, q.query,
+                 {"db_name": q.db_name, "category": q.query_category, "instructions": q.instructions})
+            for n, q in enumerate(load_questions(path), 1)]
+
+
+def _select(cases: Sequence[Case], options: EvalOptions) -> list[Case]:
+    return [c for c in cases if options.category in (None, c.metadata.get("category"))]
 
 
 def db_url_for(template: str | None, db_name: str, settings: Settings) -> str:
@@ -144,138 +79,127 @@ def db_url_for(template: str | None, db_name: str, settings: Settings) -> str:
     return template.replace("{db_name}", db_name)
 
 
-def _make_llm(llm: Any, questions: Sequence[Question]) -> Any:
-    """``oracle`` knows the gold of these questions; a model instance is used as it is."""
-    if llm == "oracle":
-        from .oracle import OracleChatModel
-
-        return OracleChatModel.from_pairs([(q.question, expand_gold_alternatives(q.query)[0]) for q in questions])
-    return llm or "offline"
-
-
-def run_eval(
-    questions: Sequence[Question],
-    *,
-    db: str | None = None,
-    llm: Any = "offline",
-    settings: Settings | None = None,
-    options: dict[str, Any] | None = None,
-    questions_file: str = "",
-    on_result: Callable[[QuestionResult], None] | None = None,
-) -> EvalReport:
+@contextmanager
+def _start(ctx: EvalContext) -> Iterator[Any]:
     from graphagents.runtime import Agent
+    from graphagents.sql import expand_gold_alternatives
 
     from .agent_context import open_checked
+    from .offline.result import stated_confidence
     from .spec import SPEC
 
-    settings = settings or get_settings()
-    model = _make_llm(llm, questions)
-    results: list[QuestionResult] = []
-    by_db: dict[str, list[Question]] = defaultdict(list)
-    for q in questions:
-        by_db[q.db_name].append(q)
-    for db_name, group in by_db.items():
-        url = db_url_for(db, db_name, settings)
-        agent = Agent(SPEC, llm=model, settings=settings, checkpoint_url="memory", db=url, cache=False,
-                      max_rows=EVAL_MAX_ROWS, **(options or {}))
-        gold_db = open_checked(url)
-        try:
-            for q in group:
-                result = _one(agent, gold_db, q)
-                results.append(result)
-                if on_result:
-                    on_result(result)
-        finally:
-            gold_db.close()
-    name = llm if isinstance(llm, str) or llm is None else type(llm).__name__
-    return EvalReport(str(name), questions_file, results)
-
-
-def _one(agent: Any, gold_db: Any, q: Question) -> QuestionResult:
-    start = time.perf_counter()
-    reply = agent.session().send(q.question)
-    seconds = time.perf_counter() - start
-    state = reply.state
-    errors = [e.to_dict().get("message", "") for e in reply.events if e.type == "error"]
-    result = QuestionResult(q.question, q.db_name, q.query_category, False, str(state.get("status", "")),
-                            round(seconds, 4), list(state.get("tool_calls", [])), len(state.get("rewrites", [])),
-                            state.get("sql"), "; ".join(errors), asdict(reply.usage),
-                            stated_confidence(state.get("reply")))
-    table = state.get("table")
-    if not state.get("sql") or not isinstance(table, dict):
-        result.sql = None
-        said = " ".join(str(state.get("reply") or "").split())
-        result.error = result.error or f"no SQL submitted ({result.status}): {said[:200]}"
-        return result
-
-    def run_gold(sql: str) -> list[tuple[Any, ...]]:
-        return list(gold_db.fetch(sql, max_rows=EVAL_MAX_ROWS, timeout_s=60.0).rows)
-
-    try:
-        result.correct = matches_gold(q.query, [tuple(r) for r in table["rows"]], run_gold, question=q.question,
-                                      dialect=gold_db.dialect)
-    except Exception as exc:  # a broken gold is reported, not fatal for the whole run
-        result.error = f"gold failed: {exc}"
-    return result
-
-
-def eval_command(
-    questions: Annotated[str | None, typer.Option(help="question CSV (defog layout), 'demo' or 'defog-dev'")] = None,
-    db: Annotated[str | None, typer.Option(help="database URL, or a template with {db_name}")] = None,
-    llm: Annotated[str | None, typer.Option(help="offline, oracle or provider:model")] = "offline",
-    report: Annotated[Path | None, typer.Option(help="directory for report.json and report.md")] = None,
-    limit: Annotated[int | None, typer.Option(help="evaluate only the first N questions")] = None,
-    category: Annotated[str | None, typer.Option(help="only this query_category")] = None,
-    load_defog: Annotated[bool, typer.Option("--load-defog", help="load the needed defog databases first")] = False,
-    admin_url: Annotated[str | None, typer.Option(help="Postgres admin URL for --load-defog")] = None,
-) -> None:
-    """Execution accuracy of text2sql on a question set, per category, with an optional report."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.table import Table
-
-    path = resolve_questions(questions)
-    qs = load_questions(path)
-    if category:
-        qs = [q for q in qs if q.query_category == category]
-    if limit is not None:
-        qs = qs[:limit]
-    if not qs:
-        raise InputError("no questions to evaluate: check --questions, --category and --limit")
-    if load_defog:
+    settings = ctx.settings or get_settings()
+    template = ctx.option("db")
+    names = sorted({str(c.metadata.get("db_name", "demo")) for c in ctx.dataset.cases})
+    if ctx.option("load_defog"):
         from graphagents.sql import DEFAULT_ADMIN_URL, load_defog_database
 
-        names = sorted({q.db_name for q in qs})
-        urls = {name: load_defog_database(name, admin_url or DEFAULT_ADMIN_URL) for name in names}
-        if db is None:
-            db = next(iter(urls.values())).rsplit("/", 1)[0] + "/{db_name}"
-    elif db is None and any(q.db_name != "demo" for q in qs):
+        urls = {name: load_defog_database(name, ctx.option("admin_url") or DEFAULT_ADMIN_URL) for name in names}
+        template = template or next(iter(urls.values())).rsplit("/", 1)[0] + "/{db_name}"
+    elif template is None and any(name != "demo" for name in names):
         raise ConfigError("these questions are not for the demo database: pass --db URL (or a {db_name} template)")
-    console = Console()
-    with Progress(TextColumn("[bold]text2sql eval"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[acc]}"), TimeElapsedColumn(), console=console) as progress:
-        task = progress.add_task("eval", total=len(qs), acc="")
-        done: list[QuestionResult] = []
+    opened: dict[str, tuple[Any, Any]] = {}
+    lock = threading.Lock()
 
-        def tick(r: QuestionResult) -> None:
-            done.append(r)
-            progress.update(task, advance=1, acc=f"acc {sum(x.correct for x in done) / len(done):.1%}")
+    def for_db(db_name: str) -> tuple[Any, Any]:
+        with lock:
+            if db_name not in opened:
+                url = db_url_for(template, db_name, settings)
+                agent = Agent(SPEC, **ctx.agent_kwargs(checkpoint_url="memory", db=url, cache=False,
+                                                       max_rows=EVAL_MAX_ROWS))
+                opened[db_name] = (agent, open_checked(url))
+            return opened[db_name]
 
-        result = run_eval(qs, db=db, llm=llm, questions_file=str(path), on_result=tick)
-    table = Table("category", "correct", "declined", "wrong", "n", "accuracy")
-    for cat, (c, n) in result.by_category().items():
-        split = result.split([r for r in result.results if r.category == cat])
-        table.add_row(cat, str(c), str(split["declined"]), str(split["wrong"]), str(n), f"{c / n:.1%}")
-    split = result.split()
-    table.add_row("[bold]all", str(split["correct"]), str(split["declined"]), str(split["wrong"]),
-                  str(len(result.results)), f"[bold]{result.accuracy:.1%}")
-    console.print(table)
-    wrong_rate = split["wrong"] / len(result.results)
-    console.print(f"correct {split['correct']} · declined {split['declined']} · wrong {split['wrong']} "
-                  f"({wrong_rate:.1%} answered wrongly)")
-    if report is not None:
-        report.mkdir(parents=True, exist_ok=True)
-        (report / "report.json").write_text(json.dumps(result.to_json(), ensure_ascii=False, indent=2, default=str),
-                                            encoding="utf-8")
-        (report / "report.md").write_text(result.to_markdown(), encoding="utf-8")
-        console.print(f"report: {report / 'report.json'}, {report / 'report.md'}")
+    def run(case: Case) -> Output:
+        agent, gold_db = for_db(str(case.metadata.get("db_name", "demo")))
+        reply = agent.session().send(str(case.input))
+        state = reply.state
+        sql, table = state.get("sql"), state.get("table")
+        details = {"status": str(state.get("status", "")), "sql": sql, "tool_calls": list(state.get("tool_calls", [])),
+                   "rewrites": len(state.get("rewrites", [])), "confidence": stated_confidence(state.get("reply"))}
+        error = errors_of(reply.events)
+        if not sql or not isinstance(table, dict):
+            said = " ".join(str(state.get("reply") or "").split())
+            return Output(said[:300], {"rows": None}, {**details, "sql": None}, (reply.usage,),
+                          error or f"no SQL submitted ({details['status']}): {said[:200]}")
+        rows = [tuple(r) for r in table["rows"]]
+        gold: dict[str, Any] = {}
+        for alternative in expand_gold_alternatives(str(case.expected)):
+            try:
+                gold[alternative] = list(gold_db.fetch(alternative, max_rows=EVAL_MAX_ROWS, timeout_s=60.0).rows)
+            except Exception as exc:  # a broken alternative is skipped by the comparison
+                gold[alternative] = exc
+        return Output(rows[:20], {"rows": rows, "gold": gold, "dialect": gold_db.dialect}, details, (reply.usage,),
+                      error)
+
+    try:
+        yield run
+    finally:
+        for _, gold_db in opened.values():
+            gold_db.close()
+
+
+def score(case: Case, output: Output) -> Score:
+    """Right when the submitted rows match a gold alternative; declined without SQL; else wrong."""
+    from graphagents.sql import matches_gold
+
+    rows = output.data.get("rows")
+    confidence = output.details.get("confidence")
+    if rows is None:
+        return Score("declined", {"confidence": confidence}, "no SQL submitted")
+    gold: dict[str, Any] = dict(output.data.get("gold") or {})
+
+    def run_gold(sql: str) -> Any:
+        found = gold.get(sql, KeyError(f"gold alternative not run: {sql[:80]}"))
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+    try:
+        same = matches_gold(str(case.expected), rows, run_gold, question=str(case.input),
+                            dialect=str(output.data.get("dialect", "postgres")))
+    except Exception as exc:  # every gold alternative failed: the gold is broken
+        return Score("wrong", {"confidence": confidence}, f"gold failed: {exc}")
+    if same:
+        return Score("right", {"confidence": confidence}, "rows match the gold")
+    return Score("wrong", {"confidence": confidence}, "rows differ from the gold")
+
+
+def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
+    n = len(results)
+
+    def confidence(status: str) -> float | None:
+        values = [r.score.metrics.get("confidence") for r in results if r.status == status]
+        kept = [float(v) for v in values if isinstance(v, int | float)]
+        return round(sum(kept) / len(kept), 3) if kept else None
+
+    return {"execution_accuracy": round(sum(r.status == "right" for r in results) / n, 4) if n else 0.0,
+            "wrong_rate": round(sum(r.status == "wrong" for r in results) / n, 4) if n else 0.0,
+            "mean_confidence": {"right": confidence("right"), "wrong": confidence("wrong")},
+            "tool_calls_mean": mean([len(r.output.details.get("tool_calls") or []) for r in results])}
+
+
+def _oracle(cases: Sequence[Case], ctx: EvalContext) -> Models:
+    """Knows the gold SQL of these questions and drives the pipeline with it, step by step."""
+    from graphagents.sql import expand_gold_alternatives
+
+    from .oracle import OracleChatModel
+
+    return Models(OracleChatModel.from_pairs([(str(c.input), expand_gold_alternatives(str(c.expected))[0])
+                                              for c in cases]))
+
+
+EVALUATION = Evaluation(
+    agent="text2sql",
+    load=load_cases,
+    start=_start,
+    scorer=score,
+    summarize=summarize,
+    datasets=DATASETS,
+    headline=("execution_accuracy", "wrong_rate"),
+    groups=("category",),
+    oracle=_oracle,
+    options_model=EvalOptions,
+    select=_select,
+    description="Execution accuracy of text2sql on a gold question set (right / declined / wrong, per category).",
+)

@@ -115,10 +115,10 @@ def _cli() -> Any:
     return app
 
 
-def _eval_cli() -> Any:
-    from .eval import eval_command
+def _evaluation() -> Any:
+    from .eval import EVALUATION
 
-    return eval_command
+    return EVALUATION
 
 
 SPEC = AgentSpec(
@@ -133,6 +133,6 @@ SPEC = AgentSpec(
     artifacts=artifacts,
     options_model=Text2SqlOptions,
     cli=_cli,
-    eval_cli=_eval_cli,
+    evaluation=_evaluation,
     user_data=UserData(export=_export_user, delete=_delete_user),
 )
