@@ -2,6 +2,10 @@
 PYTHON ?= python3
 # pytest-xdist processes for `make test` (0: one process)
 TEST_PROCS ?= 2
+# `make eval`: cases run at once per agent, where the reports go, extra flags (e.g. EVAL_ARGS="--limit 20")
+EVAL_JOBS ?= 2
+EVAL_DIR ?= .graphagents/eval
+EVAL_ARGS ?=
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
@@ -33,9 +37,10 @@ typecheck: $(STAMP)
 bench: $(STAMP)  ## speed and memory figures with same-run baselines
 	@for f in bench/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
-eval: $(STAMP)  ## every registered agent's evaluation on its bundled data (the registry says which)
+eval: $(STAMP)  ## every evaluable agent's dev set, offline; reports in $(EVAL_DIR)/<agent> (EVAL_ARGS: more flags)
 	@for agent in $$($(BIN)/graphagents agents --names --evaluable); do \
-		echo "== $$agent"; $(BIN)/graphagents eval $$agent || exit 1; done
+		echo "== $$agent"; $(BIN)/graphagents eval $$agent --dataset dev --jobs $(EVAL_JOBS) \
+			--report $(EVAL_DIR)/$$agent $(EVAL_ARGS) || exit 1; done
 
 $(LG_STAMP): pyproject.toml
 	@test -d $(LG_VENV) || $(PYTHON) -m venv $(LG_VENV)

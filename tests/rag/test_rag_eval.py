@@ -1,15 +1,19 @@
-"""``graphagents eval rag`` on a few questions over the test slice: the report's keys, the oracle's
-100 % citation correctness, the metrics' arithmetic, and the cache trap measurement."""
+"""``graphagents eval rag`` on the harness, over the test slice: the report's figures, the oracle's
+100 % citation correctness, wrong oracles and mutated outputs scoring zero, cache pairs and
+emergency messages, and the scorer against constant scorers."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from graphagents.agents.rag.eval import BUNDLED, load_pairs, load_questions, retrieval_metrics, run_eval
+from graphagents.agents.rag.eval import BUNDLED, EVALUATION, load_cases, oracle_model, retrieval_metrics, score
+from graphagents.errors import InputError
+from graphagents.evals import CaseResult, Dataset, Models, Report, assert_measuring_stick, expect, run_evaluation
 
 
 def test_retrieval_metrics() -> None:
@@ -20,51 +24,111 @@ def test_retrieval_metrics() -> None:
     assert retrieval_metrics([], frozenset({"a"}))["mrr"] == 0.0
 
 
-@pytest.fixture
-def questions_file(tmp_path: Path, medical_passages: list[dict[str, Any]], mini_corpus: Path) -> Path:
+@pytest.fixture(scope="module")
+def dataset_file(tmp_path_factory: pytest.TempPathFactory, medical_passages: list[dict[str, Any]],
+                 mini_corpus: Path) -> Path:
+    """Two questions over the slice (in English and Korean), three trap pairs, three paraphrase
+    pairs and four emergency messages (two look-alikes), in one file."""
     ids = {json.loads(line)["id"] for line in mini_corpus.read_text(encoding="utf-8").splitlines()}
-    hbp = sorted(i for i in ids if any(p["id"] == i and p["title"] == "High Blood Pressure"
-                                       for p in medical_passages))[:3]
-    rows = [
+
+    def passages(title: str) -> list[str]:
+        return sorted(i for i in ids if any(p["id"] == i and p["title"] == title for p in medical_passages))
+
+    rows: list[dict[str, Any]] = [
         {"id": "q1", "question": "What is high blood pressure?", "question_ko": "고혈압은 무엇인가요?",
-         "relevant_passage_ids": hbp},
+         "relevant_passage_ids": passages("High Blood Pressure")[:3]},
         {"id": "q2", "question": "What are the symptoms of Diabetes Type 2?",
-         "question_ko": "Diabetes Type 2의 증상은 무엇인가요?",
-         "relevant_passage_ids": sorted(i for i in ids if any(p["id"] == i and p["title"] == "Diabetes Type 2"
-                                                              for p in medical_passages))},
+         "question_ko": "Diabetes Type 2의 증상은 무엇인가요?", "relevant_passage_ids": passages("Diabetes Type 2")},
+        {"id": "e1", "text": "가슴이 쥐어짜듯 아프고 왼팔이 저려요", "emergency": True, "kind": "chest_pain"},
+        {"id": "e2", "text": "I can't breathe and my lips are turning blue", "emergency": True},
+        {"id": "e3", "text": "고혈압약은 언제 먹는 게 좋아요?", "emergency": False, "category": "look-alike"},
+        {"id": "e4", "text": "What does metformin do?", "emergency": False},
     ]
-    path = tmp_path / "questions.jsonl"
+    for name in ("drug_traps.jsonl", "paraphrases.jsonl"):
+        rows += [json.loads(line) for line in (BUNDLED / name).read_text("utf-8").splitlines()[:3]]
+    path = tmp_path_factory.mktemp("rag_eval") / "cases.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return path
 
 
-def test_oracle_cites_only_gold_passages(questions_file: Path, rag_options: dict[str, Any], mini_store: Any) -> None:
-    questions = load_questions(questions_file)
-    traps = load_pairs(BUNDLED / "drug_traps.jsonl")[:3]
-    paraphrases = load_pairs(BUNDLED / "paraphrases.jsonl")[:3]
-    report = run_eval(questions, traps, paraphrases, llm="oracle",
-                      options=rag_options)
-    data = report.to_json()
-    assert data["n"] == 4
-    assert set(data["retrieval"]) == {"bm25", "dense", "hybrid"}
-    for mode in data["retrieval"].values():
+@pytest.fixture(scope="module")
+def oracle_run(dataset_file: Path, rag_options: dict[str, Any], mini_store: Any) -> Report:
+    return run_evaluation(EVALUATION, str(dataset_file), llm="oracle", options=rag_options)
+
+
+def test_the_report_and_the_oracles_citations(oracle_run: Report) -> None:
+    data = oracle_run.to_json()
+    assert data["groups"]["kind"]["question"]["n"] == 4 and data["groups"]["kind"]["emergency"]["n"] == 4
+    assert data["groups"]["kind"]["cache"]["n"] >= 6
+    assert set(data["metrics"]["retrieval"]) == {"bm25", "dense", "hybrid"}
+    for mode in data["metrics"]["retrieval"].values():
         assert set(mode) == {"recall@8", "precision@8", "mrr", "ndcg@10"}
-    assert {"trap_pairs", "trap_false_hits", "paraphrase_pairs", "paraphrase_hits"} <= set(data["cache"])
-    assert {"citation_correct", "grounding", "not_found"} <= set(data["answers"])
-    assert data["answers"]["citation_correct"] == 1.0
-    assert any(r["status"] == "answered" for r in data["results"])
-    for r in data["results"]:
-        assert {"question", "correct", "status"} <= set(r)
-    assert "## Retrieval" in report.to_markdown()
+    assert data["metrics"]["answers"]["citation_correct"] == 1.0
+    assert data["metrics"]["cache"]["trap_false_hits"] == 0 and data["metrics"]["cache"]["trap_pairs"] >= 3
+    assert set(data["metrics"]["emergency"]) >= {"precision", "recall", "missed", "false_alarms"}
+    questions = [r for r in oracle_run.results if r.case.kind == "question"]
+    assert all(r.status in ("right", "declined") for r in questions)  # declined: gold passage not retrieved
+    assert any(r.status == "right" for r in questions)
+    assert "## Figures" in oracle_run.to_markdown()
 
 
-def test_bad_question_file_is_one_line(tmp_path: Path) -> None:
-    from graphagents.errors import InputError
+def _with(result: CaseResult, **data: Any) -> CaseResult:
+    return replace(result, output=replace(result.output, data={**result.output.data, **data}))
 
+
+def test_wrong_outputs_score_zero_and_the_scorer_is_a_measuring_stick(oracle_run: Report, dataset_file: Path,
+                                                                      rag_options: dict[str, Any]) -> None:
+    questions = [r for r in oracle_run.results if r.case.kind == "question" and r.status == "right"]
+    cases = [r.case for r in oracle_run.results if r.case.kind == "question"]
+    other = {str(c.input): frozenset(cases[(i + 2) % len(cases)].expected) for i, c in enumerate(cases)}
+    liar = replace(EVALUATION, oracle=lambda cs, ctx: Models(oracle_model(other)))
+    rotated = run_evaluation(liar, Dataset("q", tuple(cases)), llm="oracle", options=rag_options)
+    assert rotated.counts()["right"] == 0  # it cites another question's passages, or finds none
+    others = [_with(r, cited=[f"{c}-other" for c in r.output.data["cited"]]) for r in questions]
+    nothing = [_with(r, cited=[]) for r in questions]
+    diluted = [_with(r, cited=r.output.data["cited"][:1] + ["x1", "x2", "x3"]) for r in questions]
+    pairs = [r for r in oracle_run.results if r.case.kind == "cache"]
+    flipped_pairs = [_with(r, hit=not r.output.data["hit"]) for r in pairs]
+    alarms = [r for r in oracle_run.results if r.case.kind == "emergency"]
+    flipped_alarms = [_with(r, flagged=not r.output.data["flagged"]) for r in alarms]
+    assert questions and pairs and alarms
+    assert_measuring_stick(score, [
+        *expect(questions, "right"), *expect(others, "wrong"), *expect(nothing, "declined"),
+        *expect(diluted, "partial"), *expect(rotated.results, ("wrong", "declined")),
+        *expect([r for r in pairs if r.status == "right"], "right"),
+        *expect([r for r in flipped_pairs if r.case.expected == "miss"], "wrong"),
+        *expect([r for r in flipped_pairs if r.case.expected == "hit"], "declined"),
+        *expect([r for r in alarms if r.status == "right"], "right"),
+        *expect([f for f, r in zip(flipped_alarms, alarms, strict=True) if r.status == "right"], "wrong")])
+
+
+def test_emergency_figures(oracle_run: Report) -> None:
+    alarms = [r for r in oracle_run.results if r.case.kind == "emergency"]
+    e = oracle_run.metrics["emergency"]
+    due = [r for r in alarms if r.case.expected]
+    flagged = [r for r in alarms if r.output.data["flagged"]]
+    assert e["messages"] == 4 and e["due"] == 2
+    assert e["missed"] == sum(not r.output.data["flagged"] for r in due)
+    assert e["false_alarms"] == sum(not r.case.expected for r in flagged)
+
+
+def test_retrieval_only_and_language_selection(dataset_file: Path, rag_options: dict[str, Any],
+                                               mini_store: Any) -> None:
+    report = run_evaluation(EVALUATION, str(dataset_file), options=rag_options,
+                            eval_options={"no_answers": True, "lang": "ko"})
+    questions = [r for r in report.results if r.case.kind == "question"]
+    assert [r.case.id for r in questions] == ["q1:ko", "q2:ko"]
+    assert all(r.score.note.startswith("retrieval only") for r in questions)
+    assert "answers" not in report.metrics and report.usage()["turns"] == 4  # the emergency messages only
+
+
+def test_bad_files_are_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "q.jsonl"
     bad.write_text('{"question": "x"}\n', encoding="utf-8")
-    with pytest.raises(InputError, match="relevant_passage_ids"):
-        load_questions(bad)
+    with pytest.raises(InputError, match="q.jsonl line 1: a row needs question"):
+        load_cases(bad)
     bad.write_text("{not json\n", encoding="utf-8")
     with pytest.raises(InputError, match="invalid JSON"):
-        load_questions(bad)
+        load_cases(bad)
+    with pytest.raises(InputError, match="eval option lang"):
+        run_evaluation(EVALUATION, str(bad), eval_options={"lang": "fr"})

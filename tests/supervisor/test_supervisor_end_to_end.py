@@ -1,11 +1,9 @@
 """The supervisor through every front door, offline: the API over SSE (plan, decisions and team
-outputs arrive live, artifacts on the final frame), the CLI, the eval command's report, and the
+outputs arrive live, artifacts on the final frame), the CLI and the
 done-means questions of the issue."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +11,6 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 import graphagents as ga
-from graphagents.agents.supervisor.data import dev_queries_path
 from graphagents.server import create_app
 from graphagents.settings import get_settings
 from server.sse_client import parse_sse
@@ -83,23 +80,3 @@ def test_cli_ask_prints_decisions_and_the_answer() -> None:
     out = CliRunner().invoke(app, ["ask", "supervisor", SIMPLE, "--verbose"])
     assert out.exit_code == 0, out.output
     assert "orchestration" in out.output and "주택임대차보호법 제6조의3" in out.output
-
-
-def test_eval_writes_the_report_the_issue_names(tmp_path: Path, dataset: Path) -> None:
-    from graphagents.cli.main import _mount_agent_commands, app
-
-    rows = [json.loads(line) for line in dev_queries_path().read_text("utf-8").splitlines()[:4]]
-    queries = tmp_path / "q.jsonl"
-    queries.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
-    _mount_agent_commands()
-    out = CliRunner().invoke(app, ["eval", "supervisor", "--queries", str(queries), "--llm", "oracle",
-                                   "--report", str(tmp_path / "r")])
-    assert out.exit_code == 0, out.output
-    report = json.loads((tmp_path / "r" / "report.json").read_text("utf-8"))
-    for key in ("n", "plan_accuracy", "citation_recall", "team_runs_mean", "model_calls_mean", "stalls", "caps_hit",
-                "results", "decision_distribution"):
-        assert key in report
-    assert report["n"] == 4 and report["plan_accuracy"] == 1.0 and report["citation_recall"] == 1.0
-    assert report["model_calls_mean"] >= 2  # planning and response at least, counted by the runtime
-    assert {"question", "correct", "status"} <= set(report["results"][0])
-    assert (tmp_path / "r" / "report.md").read_text("utf-8").startswith("# supervisor evaluation")

@@ -8,9 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from graphagents.agents.tableqa.datasets import load_dataset, load_mmqa, load_wtq, question_type
-from graphagents.agents.tableqa.eval import FAILURE_TYPES, run_eval
+from graphagents.agents.tableqa.datasets import load_dataset, load_wtq, question_type
+from graphagents.agents.tableqa.eval import EVALUATION, load_cases, score
+from graphagents.agents.tableqa.oracle import OracleGold, gold_mapping, oracle_model
 from graphagents.errors import InputError
+from graphagents.evals import Dataset, Report, assert_measuring_stick, expect, run_evaluation
 
 
 @pytest.fixture(scope="module")
@@ -27,19 +29,71 @@ def test_wtq_loader(wtq_path: Path) -> None:
     assert table.frame.shape == (12, 8)
 
 
-def test_oracle_scores_everything_through_real_steps(wtq_path: Path) -> None:
-    items = load_wtq(wtq_path)[:12]
-    report = run_eval(items, llm="oracle", dataset="wtq").to_json()
-    assert report["n"] == 12 and report["exact_match"] == 1.0
-    assert report["failures"] == dict.fromkeys(FAILURE_TYPES, 0)
-    assert report["avg_steps"] == 2.0  # one Retrieve through the sandbox, then Finish
-    assert all(r["correct"] and r["status"] == "answered" for r in report["results"])
+def _wtq(path: Path, n: int) -> Dataset:
+    return Dataset("wtq", tuple(load_cases(path)[:n]))
+
+
+@pytest.fixture(scope="module")
+def oracle_run(wtq_path: Path) -> Report:
+    return run_evaluation(EVALUATION, _wtq(wtq_path, 12), llm="oracle")
+
+
+def test_oracle_scores_everything_through_real_steps(oracle_run: Report) -> None:
+    data = oracle_run.to_json()
+    assert data["n"] == 12 and data["right"] == 12 and data["metrics"]["exact_match"] == 1.0
+    assert data["metrics"]["avg_steps"] == 2.0  # one Retrieve through the sandbox, then Finish
+    assert all(r["details"]["status"] == "answered" for r in data["results"])
+
+
+def _numeric_plus_one(answers: tuple[str, ...]) -> list[str] | None:
+    try:
+        return [str(int(float(a)) + 1) for a in answers]
+    except ValueError:
+        return None
+
+
+def test_wrong_oracles_score_zero_and_the_scorer_is_a_measuring_stick(wtq_path: Path, oracle_run: Report) -> None:
+    cases = _wtq(wtq_path, 12).cases
+    answers = [c.metadata["item"].answers for c in cases]
+    rotated = {c.input: list(answers[(i + 1) % len(answers)]) for i, c in enumerate(cases)
+               if {a.lower() for a in answers[(i + 1) % len(answers)]} != {a.lower() for a in answers[i]}}
+    off_by_one = {c.input: plus for c in cases if (plus := _numeric_plus_one(c.metadata["item"].answers))}
+    assert len(rotated) >= 8 and len(off_by_one) >= 2
+    another = run_evaluation(EVALUATION, Dataset("r", tuple(c for c in cases if c.input in rotated)),
+                             llm=oracle_model(gold_mapping(rotated)))
+    off = run_evaluation(EVALUATION, Dataset("o", tuple(c for c in cases if c.input in off_by_one)),
+                         llm=oracle_model(gold_mapping(off_by_one)))
+    silent = oracle_model(gold_mapping({str(c.input): [] for c in cases[:4]}))  # Finish[] with nothing in it
+    empty = run_evaluation(EVALUATION, Dataset("e", cases[:4]), llm=silent)
+    for report in (another, off, empty):
+        assert report.counts()["right"] == 0, [(r.case.id, r.output.answer) for r in report.results]
+    assert all(r.output.answer for r in another.results + off.results)  # they did answer: the scorer judged
+    assert_measuring_stick(score, [*expect(oracle_run.results, "right"),
+                                   *expect(another.results, ("wrong", "partial")), *expect(off.results, "wrong"),
+                                   *expect(empty.results, ("declined", "wrong"))])
+
+
+def test_a_table_answer_is_judged_by_its_rows(tmp_path: Path) -> None:
+    (tmp_path / "staff.csv").write_text("name,dept\nKim,Sales\nLee,Sales\nPark,IT\n", encoding="utf-8")
+    question = "How many staff per dept?"
+    row = {"id": "t1", "question": question, "table_csv": ["staff.csv"], "answers": ["Sales 2", "IT 1"],
+           "rows": [["Sales", "2"], ["IT", "1"]], "kind": "group_count", "lang": "en"}
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    right = run_evaluation(EVALUATION, str(path), llm="oracle")
+    assert right.counts()["right"] == 1 and right.group_counts()["lang"] == {
+        "en": {"n": 1, "right": 1, "partial": 0, "declined": 0, "wrong": 0}}
+    swapped = OracleGold()
+    swapped.add(question, rows=[["Sales", 1], ["IT", 2]])
+    wrong = run_evaluation(EVALUATION, str(path), llm=oracle_model(swapped))
+    assert wrong.counts()["wrong"] == 1
+    assert_measuring_stick(score, [*expect(right.results, "right"), *expect(wrong.results, "wrong")])
 
 
 def test_offline_answers_are_right_or_declined(wtq_path: Path) -> None:
-    report = run_eval(load_wtq(wtq_path)[:40], llm="offline", dataset="wtq").to_json()
-    assert report["wrong"] == 0, [r for r in report["results"] if not r["correct"] and r["failure"] != "declined"]
-    assert report["correct"] + report["declined"] == 40
+    report = run_evaluation(EVALUATION, _wtq(wtq_path, 40))
+    assert report.counts()["wrong"] == 0, [(r.case.id, r.output.answer) for r in report.results if r.status == "wrong"]
+    assert report.counts()["right"] + report.counts()["declined"] + report.counts()["partial"] == 40
 
 
 def _mmqa_file(tmp_path: Path) -> Path:
@@ -67,8 +121,8 @@ def test_mmqa_layout_runs_and_scores_with_em_and_pm(tmp_path: Path) -> None:
     assert [i.scoring for i in items] == ["mmqa"] and items[0].gold_sql.startswith("SELECT")
     tables = items[0].load_tables()
     assert [t.name for t in tables] == ["head", "management"] and str(tables[0].frame["age"].dtype) == "int64"
-    report = run_eval(load_mmqa(path), llm="offline").to_json()
-    assert report["exact_match"] == 1.0 and report["partial_match"] == 1.0
+    report = run_evaluation(EVALUATION, str(path)).to_json()
+    assert report["metrics"]["exact_match"] == 1.0 and report["metrics"]["partial_match"] == 1.0
 
 
 def test_cli_writes_report_files(tmp_path: Path) -> None:
@@ -80,10 +134,11 @@ def test_cli_writes_report_files(tmp_path: Path) -> None:
                                       "--report", str(out)])
     assert result.exit_code == 0, result.output
     data = json.loads((out / "report.json").read_text())
-    for key in ("n", "exact_match", "partial_match", "avg_steps", "failures", "results"):
-        assert key in data
-    assert {"question", "correct", "status"} <= set(data["results"][0])
-    assert "exact match" in (out / "report.md").read_text()
+    assert (data["agent"], data["n"], data["right"]) == ("tableqa", 1, 1)
+    for key in ("exact_match", "partial_match", "avg_steps", "failures"):
+        assert key in data["metrics"]
+    assert {"question", "status", "answer", "expected"} <= set(data["results"][0])
+    assert "| **exact_match** | 1 |" in (out / "report.md").read_text()
 
 
 def test_bad_dataset_is_an_input_error(tmp_path: Path) -> None:
@@ -104,13 +159,13 @@ def test_question_types() -> None:
 
 @pytest.mark.postgres
 def test_defog_oracle_through_postgres(defog_csv: Path, pg_admin_url: str) -> None:
-    from graphagents.agents.tableqa.datasets import load_defog
-    from graphagents.sql import load_defog_database
+    from graphagents.agents.text2sql.evaluation import load_defog_database
 
     url = load_defog_database("geography", pg_admin_url)
     template = url.rsplit("/", 1)[0] + "/{db_name}"
-    items = [i for i in load_defog(defog_csv, template) if i.db_name.endswith("/geography")][:6]
-    report = run_eval(items, llm="oracle", dataset="defog-dev").to_json()
-    assert report["n"] == 6 and report["exact_match"] == 1.0, report["failures"]
-    offline = run_eval(items, llm="offline", dataset="defog-dev").to_json()
-    assert offline["wrong"] == 0
+    cases = [c for c in load_cases(defog_csv) if c.metadata["item"].db_name == "geography"][:6]
+    dataset = Dataset("defog", tuple(cases))
+    report = run_evaluation(EVALUATION, dataset, llm="oracle", eval_options={"db": template})
+    assert report.n == 6 and report.counts()["right"] == 6, report.metrics["failures"]
+    offline = run_evaluation(EVALUATION, dataset, eval_options={"db": template})
+    assert offline.counts()["wrong"] == 0

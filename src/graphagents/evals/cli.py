@@ -134,7 +134,7 @@ def _show(report: Report, as_json: bool) -> None:
         figures = Table("figure", "value")
         for key in shown:
             value = flat[key]
-            figures.add_row(key, f"{value:.4g}" if isinstance(value, float) else str(value))
+            figures.add_row(key, _cell(value))
         console.print(figures)
     usage = report.usage()
     console.print(f"usage: {usage['calls']} model calls, {usage['tokens']} tokens, {usage['seconds']} s",

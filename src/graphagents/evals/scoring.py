@@ -98,9 +98,10 @@ def always(status: Status) -> Scorer:
     return scorer
 
 
-def mean(values: Sequence[float | int | bool | None]) -> float | None:
-    """The mean of the values that are not None, rounded for reports (None when there are none)."""
-    kept = [float(v) for v in values if v is not None]
+def mean(values: Sequence[Any]) -> float | None:
+    """The mean of the values that are numbers (None and text left out), rounded for reports;
+    None when there are none."""
+    kept = [float(v) for v in values if isinstance(v, int | float)]
     return round(sum(kept) / len(kept), 4) if kept else None
 
 

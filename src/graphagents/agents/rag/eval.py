@@ -1,95 +1,141 @@
-"""``graphagents eval rag``: retrieval (BM25 / dense / hybrid side by side), answers (citation
-correctness, grounding, "not found", refine loops) and the semantic cache (false hits on trap
-pairs, hits on paraphrases), in one run.
+"""rag's evaluation: questions (retrieval by BM25 / dense / hybrid, and the cited answer), cache
+pairs (false hits on traps, hits on paraphrases) and emergency messages (the notice), in one
+dataset whose rows are told apart by their keys (docs/evaluation.md).
 
-Gold passages are ``relevant_passage_ids`` plus ``also_relevant_passage_ids`` (chunks of other
-answers to the identical question text: they answer it too). Retrieval queries are what the agent
-searches with on its first round (the question, its aspect words in English, the canonical drug and
-condition names of its slots). Questions are asked in English (``question``) and Korean
-(``question_ko``): ``n`` counts both.
+- A *question* (``question`` and ``relevant_passage_ids``; ``question_ko`` too in the dev file,
+  which makes it two cases, ``<id>:en`` and ``<id>:ko``) is searched the way the agent searches on
+  its first round (the question, its aspect words in English, the canonical drug and condition
+  names) in each retrieval mode, then asked through a session (``setup`` messages first). Gold:
+  ``relevant_passage_ids`` plus ``also_relevant_passage_ids``. ``right``: a gold passage is cited
+  and at least half the citations are gold; ``partial``: a gold passage is cited among mostly
+  others; ``declined``: nothing cited ("not found"); ``wrong``: only other passages cited.
+  ``must_decline: true`` marks a question the documents do not answer (right only when declined).
+- A *cache pair* (``a`` and ``b``, each a ``question`` / ``question_ko`` and a ``profile``): a's
+  answer is stored, b looked up as the same user. A trap (``answers_must_differ``) that hits is
+  ``wrong``, one that misses ``right``; a paraphrase that hits is ``right``, one that misses
+  ``declined`` (the pipeline answers instead, no harm done).
+- An *emergency message* (``text`` and ``emergency``: true or false) is sent in a session; the
+  reply's state says whether the emergency notice was given. ``right`` when it was exactly when
+  labelled an emergency.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import re
-import time
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any, Literal
 
-import typer
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphagents.errors import InputError
-from graphagents.packagedata import package_path
+from graphagents.evals import Case, CaseResult, EvalContext, Evaluation, Models, Output, Score, Source, read_jsonl
+from graphagents.evals.evaluation import missing_dataset
+from graphagents.evals.scoring import errors_of, mean, share
 
-__all__ = ["eval_command", "load_questions", "load_pairs", "retrieval_metrics", "run_eval"]
+__all__ = ["EVALUATION", "load_cases", "retrieval_metrics", "score"]
 
-QUESTIONS = ("evaldata", "dev_questions.jsonl")  # MedQuAD (CC BY 4.0): see evaldata/README.md
-TRAPS = ("evaldata", "dev_cache_traps.jsonl")
 BUNDLED = Path(__file__).parent / "evaldata"
+"""rag's evaluation sets (the dev questions and cache traps come from MedQuAD, CC BY 4.0: see
+evaldata/README.md)."""
 MODES = ("bm25", "dense", "hybrid")
 K = 8
 
 
-@dataclass(frozen=True)
-class Question:
-    id: str
-    text: str
-    lang: str
-    gold: frozenset[str]
+def _dev() -> list[Source]:
+    from graphagents.packagedata import package_path
+
+    files = [package_path(__package__ or "graphagents.agents.rag", "evaldata", name)
+             for name in ("dev_questions.jsonl", "dev_cache_traps.jsonl", "drug_traps.jsonl", "paraphrases.jsonl")]
+    emergencies = BUNDLED / "emergency_dev.jsonl"
+    return [*files, *([emergencies] if emergencies.is_file() else [])]
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise InputError(f"not found: {path}")
+def _heldout() -> list[Source]:
+    files = [BUNDLED / "heldout_questions.jsonl", BUNDLED / "emergency_heldout.jsonl"]
+    present = [f for f in files if f.is_file()]
+    if not present:
+        raise missing_dataset("rag", "heldout", files[0])
+    return list(present)
+
+
+DATASETS: dict[str, Callable[[], Sequence[Source]]] = {"dev": _dev, "heldout": _heldout}
+
+
+class EvalOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    lang: Literal["en", "ko", "both"] = Field("both", description="questions in en, ko or both")
+    no_answers: bool = Field(False, description="retrieval, cache and emergencies only (no answer runs)")
+    dense_weight: float | None = Field(
+        None, description="RRF weight of the dense list (BM25's is 1); default: the agent's agent_config.dense_weight")
+
+
+# ----------------------------------------------------------------------------------------- loading
+
+
+def load_cases(source: Source) -> list[Case]:
+    """Questions, cache pairs and emergency messages of one JSON-lines file, by their keys."""
+    name = source.name
+    stem = name.rsplit(".", 1)[0]
+    cases: list[Case] = []
+    for n, row in enumerate(read_jsonl(source), 1):
+        where = f"{name} line {n}"
+        rid = str(row.get("id") or row.get("pair_id") or f"{stem}:{n}")
+        if isinstance(row.get("a"), Mapping) and isinstance(row.get("b"), Mapping):
+            cases.extend(_pair_cases(rid, row))
+        elif "text" in row and isinstance(row.get("emergency"), bool):
+            cases.append(Case(rid, str(row["text"]), bool(row["emergency"]),
+                              {"kind": "emergency", "lang": row.get("lang", ""), "class": row.get("kind") or "none",
+                               "category": row.get("category", "")}))
+        elif "question" in row and "relevant_passage_ids" in row:
+            cases.extend(_question_cases(rid, row))
+        else:
+            raise InputError(f"{where}: a row needs question + relevant_passage_ids (a question), a + b (a cache "
+                             "pair) or text + emergency (an emergency message); see docs/evaluation.md")
+    return cases
+
+
+def _question_cases(rid: str, row: Mapping[str, Any]) -> list[Case]:
+    gold = sorted({*row["relevant_passage_ids"], *(row.get("also_relevant_passage_ids") or [])})
+    label = {k: v for k, v in row.items() if k not in ("id", "question", "question_ko")}
+    meta: dict[str, Any] = {"kind": "question", "label": label, "setup": list(row.get("setup") or [])}
+    if row.get("must_decline") is True:
+        meta["answerable"] = False
+    texts = {"en": row["question"], "ko": row.get("question_ko")} if "question_ko" in row else \
+        {str(row.get("lang") or _lang(str(row["question"]))): row["question"]}
+    return [Case(f"{rid}:{lang}" if "question_ko" in row else rid, str(text), gold, {**meta, "lang": lang})
+            for lang, text in texts.items() if text]
+
+
+def _pair_cases(rid: str, pair: Mapping[str, Any]) -> list[Case]:
+    paraphrase = pair.get("kind") == "paraphrase" or pair.get("answers_must_differ") is False
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except ValueError as exc:
-                raise InputError(f"{path}:{n}: invalid JSON: {exc}") from None
+    for lang, key in (("en", "question"), ("ko", "question_ko")):
+        a, b = pair["a"].get(key), pair["b"].get(key)
+        if a and b:
+            out.append(Case(f"{rid}:{lang}", {"a": a, "b": b, "profile_a": pair["a"].get("profile") or {},
+                                               "profile_b": pair["b"].get("profile") or {}},
+                            "hit" if paraphrase else "miss",
+                            {"kind": "cache", "lang": lang, "pair": "paraphrase" if paraphrase else "trap",
+                             "pair_kind": pair.get("kind", ""), "question": f"{a} / {b}"}))
     return out
 
 
-def load_questions(path: Path, langs: Iterable[str] = ("en", "ko")) -> list[Question]:
-    """Questions in the shared dev file's format (``id``, ``question``, ``question_ko``,
-    ``relevant_passage_ids``, optional ``also_relevant_passage_ids``)."""
-    out = []
-    for n, row in enumerate(_read_jsonl(path), 1):
-        if "question" not in row or "relevant_passage_ids" not in row:
-            raise InputError(f"{path}:{n}: needs question and relevant_passage_ids (the shared dev file's format)")
-        gold = frozenset([*row["relevant_passage_ids"], *(row.get("also_relevant_passage_ids") or [])])
-        qid = str(row.get("id", n))
-        for lang in langs:
-            text = row.get("question" if lang == "en" else "question_ko")
-            if text:
-                out.append(Question(qid, str(text), lang, gold))
-    return out
+def _lang(text: str) -> str:
+    return "ko" if any("가" <= ch <= "힣" for ch in text) else "en"
 
 
-def load_pairs(path: Path) -> list[dict[str, Any]]:
-    """Pairs ``{"pair_id", "kind", "a": {"question", "question_ko"?, "profile"}, "b": {...}}``."""
-    pairs = _read_jsonl(path)
-    for n, pair in enumerate(pairs, 1):
-        if not isinstance(pair.get("a"), Mapping) or not isinstance(pair.get("b"), Mapping):
-            raise InputError(f"{path}:{n}: a pair needs objects a and b (the shared cache_traps format)")
-    return pairs
+def _select(cases: Sequence[Case], options: EvalOptions) -> list[Case]:
+    return [c for c in cases if c.kind == "emergency" or options.lang in ("both", c.metadata.get("lang"))]
 
 
-def is_paraphrase(pair: Mapping[str, Any]) -> bool:
-    """A pair whose answers may be shared (``answers_must_differ: false`` or kind ``paraphrase``)."""
-    return pair.get("kind") == "paraphrase" or pair.get("answers_must_differ") is False
+# ----------------------------------------------------------------------------------------- running
 
 
-# ----- retrieval -------------------------------------------------------------------------------------
-
-
-def retrieval_metrics(ranked: Sequence[str], gold: frozenset[str], k: int = K) -> dict[str, float]:
+def retrieval_metrics(ranked: Sequence[str], gold: frozenset[str] | set[str], k: int = K) -> dict[str, float]:
     top = list(ranked[:k])
     hits = [doc in gold for doc in top]
     rr = next((1.0 / i for i, doc in enumerate(ranked, 1) if doc in gold), 0.0)
@@ -99,174 +145,178 @@ def retrieval_metrics(ranked: Sequence[str], gold: frozenset[str], k: int = K) -
             "mrr": rr, "ndcg@10": dcg / ideal if ideal else 0.0}
 
 
-def _mean(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    keys = list(rows[0]) if rows else [f"recall@{K}", f"precision@{K}", "mrr", "ndcg@10"]
-    return {key: round(sum(r[key] for r in rows) / len(rows), 4) if rows else 0.0 for key in keys}
+@contextmanager
+def _start(ctx: EvalContext) -> Iterator[Any]:
+    from graphagents.runtime import Agent
+
+    from .corpus import corpus_for
+    from .graph import rag_context
+    from .spec import SPEC
+
+    agent = Agent(SPEC, **ctx.agent_kwargs(checkpoint_url="memory", cache_enabled=False))
+    rctx = rag_context(agent.build_context)
+    config = rctx.options.agent_config
+    weight = ctx.option("dense_weight")
+    weights = (1.0, float(config.dense_weight if weight is None else weight))
+    answers = not ctx.option("no_answers")
+    stores: list[Any] = []
+    lock = threading.Lock()
+
+    def store() -> Any:
+        with lock:
+            if not stores:
+                stores.append(corpus_for(rctx.options.store_url, rctx.options.store_name, rctx.embedder,
+                                         rctx.options.corpus).ensure())
+            return stores[0]
+
+    def question(case: Case) -> Output:
+        from .language import named_terms
+        from .query import retrieval_query
+
+        gold = set(case.expected)
+        query = retrieval_query(str(case.input), {}, extra=named_terms(str(case.input)))
+        vector = store().embedder.embed_one(query)
+        ranked = {mode: [h.id for h in store().search(query, k=10, mode=mode, vector=vector, weights=weights)]
+                  for mode in MODES}
+        data: dict[str, Any] = {"retrieval": {m: retrieval_metrics(ids, gold) for m, ids in ranked.items()},
+                                "answered": answers}
+        if not answers:
+            return Output(ranked["hybrid"][:K], data)
+        session = agent.session(None, user_id="eval")
+        usage = [session.send(str(m)).usage for m in case.metadata.get("setup") or []]
+        reply = session.send(str(case.input))
+        state = reply.state
+        cited = [str(a.to_dict()["source"]) for a in reply.artifacts if a.kind == "citation"]
+        logs = state.get("refine_iteration_logs") or []
+        data.update(cited=cited, reply=reply.text, grounding=logs[-1].get("grounding") if logs else None,
+                    iterations=max((int(e["iteration"]) for e in logs), default=0),
+                    emergency=bool(state.get("emergency")))
+        return Output(cited, data, {"stop": logs[-1]["reason"] if logs else "", "intent": state.get("intent")},
+                      (*usage, reply.usage), errors_of(reply.events))
+
+    def cache_pair(case: Case) -> Output:
+        from graphagents.cache import open_semantic_cache
+
+        from .nodes import cache_key
+        from .slots import as_profile
+
+        pair = case.input
+        cache = open_semantic_cache(None, namespace="eval", embedder=rctx.embedder,
+                                    threshold=float(config.cache_threshold))
+        _, sig_a = cache_key(pair["a"], as_profile(pair["profile_a"]))
+        _, sig_b = cache_key(pair["b"], as_profile(pair["profile_b"]))
+        cache.store(pair["a"], {"answer": "a"}, scope="eval", signature=sig_a)
+        hit = cache.lookup(pair["b"], scope="eval", signature=sig_b) is not None
+        cosine = float(rctx.embedder.embed_one(pair["a"]) @ rctx.embedder.embed_one(pair["b"]))
+        return Output("hit" if hit else "miss", {"hit": hit, "cosine": round(cosine, 4),
+                                                 "threshold_hit": cosine >= float(config.cache_threshold)},
+                      {"same_signature": sig_a == sig_b, "cosine": round(cosine, 4)})
+
+    def emergency(case: Case) -> Output:
+        reply = agent.session(None, user_id="eval").send(str(case.input))
+        flagged = bool(reply.state.get("emergency"))
+        return Output(flagged, {"flagged": flagged, "reply": reply.text}, {"reply": reply.text[:200]},
+                      (reply.usage,), errors_of(reply.events))
+
+    runners = {"question": question, "cache": cache_pair, "emergency": emergency}
+    yield lambda case: runners[case.kind](case)
 
 
-def evaluate_retrieval(questions: Sequence[Question], store: Any,
-                       weights: tuple[float, float] = (1.0, 1.0)) -> dict[str, Any]:
-    from .language import named_terms
-    from .query import retrieval_query
-
-    per_mode: dict[str, list[dict[str, float]]] = {m: [] for m in MODES}
-    by_lang: dict[str, dict[str, list[dict[str, float]]]] = {}
-    for q in questions:
-        query = retrieval_query(q.text, {}, extra=named_terms(q.text))
-        vector = store.embedder.embed_one(query)
-        for mode in MODES:
-            hits = store.search(query, k=10, mode=mode, vector=vector, weights=weights)
-            metrics = retrieval_metrics([h.id for h in hits], q.gold)
-            per_mode[mode].append(metrics)
-            by_lang.setdefault(q.lang, {m: [] for m in MODES})[mode].append(metrics)
-    return {"all": {m: _mean(rows) for m, rows in per_mode.items()},
-            "by_language": {lang: {m: _mean(rows) for m, rows in modes.items()} for lang, modes in by_lang.items()}}
+# ----------------------------------------------------------------------------------------- scoring
 
 
-# ----- cache -----------------------------------------------------------------------------------------
+def score(case: Case, output: Output) -> Score:
+    if case.kind == "cache":
+        hit, trap = bool(output.data.get("hit")), case.expected == "miss"
+        metrics = {"hit": hit, "threshold_hit": bool(output.data.get("threshold_hit"))}
+        if trap:
+            return Score("wrong" if hit else "right", metrics, "false hit on a trap pair" if hit else "trap missed")
+        return Score("right" if hit else "declined", metrics, "paraphrase hit" if hit else "paraphrase missed")
+    if case.kind == "emergency":
+        flagged, due = bool(output.data.get("flagged")), bool(case.expected)
+        note = {(True, True): "notice given", (False, False): "no notice, none due",
+                (False, True): "emergency missed", (True, False): "false alarm"}[(flagged, due)]
+        return Score("right" if flagged == due else "wrong", {"flagged": flagged, "due": due}, note)
+    return _score_question(case, output)
 
 
-def _profile(raw: Mapping[str, Any] | None) -> dict[str, Any]:
-    """A trap side's ``profile`` (flat: ``age``, ``conditions``, ``pregnant`` ...) as the agent's profile."""
-    from .slots import as_profile
-
-    return as_profile(raw)
-
-
-def evaluate_cache(traps: Sequence[Mapping[str, Any]], paraphrases: Sequence[Mapping[str, Any]],
-                   embedder: Any, threshold: float = 0.85) -> dict[str, Any]:
-    """Store side a's answer, look side b up as the same user: a hit on a trap pair is a false hit, a
-    hit on a paraphrase pair is a true one. ``threshold_only`` counts what cosine alone would do."""
-    from graphagents.cache import open_semantic_cache
-
-    from .nodes import cache_key
-
-    def trial(pair: Mapping[str, Any], field_name: str) -> dict[str, Any] | None:
-        a, b = pair["a"], pair["b"]
-        qa, qb = a.get(field_name), b.get(field_name)
-        if not qa or not qb:
-            return None
-        cache = open_semantic_cache(None, namespace="eval", embedder=embedder, threshold=threshold)
-        _, sig_a = cache_key(qa, _profile(a.get("profile")))
-        slots_b, sig_b = cache_key(qb, _profile(b.get("profile")))
-        cache.store(qa, {"answer": "a"}, scope="eval", signature=sig_a)
-        hit = cache.lookup(qb, scope="eval", signature=sig_b)
-        va, vb = embedder.embed_one(qa), embedder.embed_one(qb)
-        cosine = float(va @ vb)
-        return {"pair_id": pair.get("pair_id"), "kind": pair.get("kind"), "lang": "ko" if field_name != "question"
-                else "en", "a": qa, "b": qb, "hit": hit is not None, "cosine": round(cosine, 4),
-                "same_signature": sig_a == sig_b, "threshold_only_hit": cosine >= threshold}
-
-    trap_rows = [r for p in traps for f in ("question", "question_ko") if (r := trial(p, f))]
-    para_rows = [r for p in paraphrases for f in ("question", "question_ko") if (r := trial(p, f))]
-    return {
-        "trap_pairs": len(trap_rows), "trap_false_hits": sum(r["hit"] for r in trap_rows),
-        "trap_false_hits_threshold_only": sum(r["threshold_only_hit"] for r in trap_rows),
-        "paraphrase_pairs": len(para_rows), "paraphrase_hits": sum(r["hit"] for r in para_rows),
-        "paraphrase_hits_threshold_only": sum(r["threshold_only_hit"] for r in para_rows),
-        "threshold": threshold, "traps": trap_rows, "paraphrases": para_rows,
-    }
+def _score_question(case: Case, output: Output) -> Score:
+    gold = set(case.expected)
+    metrics: dict[str, Any] = {f"{m}.{k}": round(v, 4) for m, values in (output.data.get("retrieval") or {}).items()
+                               for k, v in values.items()}
+    if not output.data.get("answered"):  # retrieval only: the agent's own mode is judged
+        recall = float(metrics.get(f"hybrid.recall@{K}", 0.0))
+        note = f"retrieval only: hybrid recall@{K} {recall:.2f}"
+        if recall == 1.0:
+            return Score("right", metrics, note)
+        return Score("partial" if recall > 0 else "wrong", metrics, note)
+    cited = list(output.data.get("cited") or [])
+    good = sum(c in gold for c in cited)
+    metrics.update(cited=len(cited), cited_gold=good,
+                   citation_precision=round(good / len(cited), 4) if cited else None)
+    if not cited:
+        return Score("declined", metrics, "not found: nothing cited")
+    if not good:
+        return Score("wrong", metrics, "only passages that are not gold cited")
+    if good * 2 >= len(cited):
+        return Score("right", metrics, f"{good} of {len(cited)} citations gold")
+    return Score("partial", metrics, f"only {good} of {len(cited)} citations gold")
 
 
-# ----- answers ---------------------------------------------------------------------------------------
+def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
+    questions = [r for r in results if r.case.kind == "question"]
+    pairs = [r for r in results if r.case.kind == "cache"]
+    alarms = [r for r in results if r.case.kind == "emergency"]
+    out: dict[str, Any] = {"retrieval": _retrieval(questions)}
+    langs = sorted({str(r.case.metadata.get("lang")) for r in questions})
+    if len(langs) > 1:
+        out["retrieval_by_language"] = {lang: _retrieval([r for r in questions if r.case.metadata.get("lang") == lang])
+                                        for lang in langs}
+    answered = [r for r in questions if r.output.data.get("answered")]
+    if answered:
+        cites = sum(int(r.score.metrics.get("cited") or 0) for r in answered)
+        gold = sum(int(r.score.metrics.get("cited_gold") or 0) for r in answered)
+        out["answers"] = {
+            "questions": len(answered), "citation_correct": round(gold / cites, 4) if cites else None,
+            "answered_with_a_gold_citation": share([bool(r.score.metrics.get("cited_gold")) for r in answered]),
+            "not_found": share([not r.score.metrics.get("cited") for r in answered]),
+            "grounding": mean([r.output.data.get("grounding") for r in answered]),
+            "refine_iterations": mean([r.output.data.get("iterations") for r in answered]),
+            "errors": sum(bool(r.output.error) for r in answered)}
+    traps = [r for r in pairs if r.case.expected == "miss"]
+    paraphrases = [r for r in pairs if r.case.expected == "hit"]
+    out["cache"] = {"trap_pairs": len(traps), "trap_false_hits": sum(bool(r.output.data.get("hit")) for r in traps),
+                    "trap_false_hits_threshold_only": sum(bool(r.output.data.get("threshold_hit")) for r in traps),
+                    "paraphrase_pairs": len(paraphrases),
+                    "paraphrase_hits": sum(bool(r.output.data.get("hit")) for r in paraphrases)}
+    flagged = [r for r in alarms if r.output.data.get("flagged")]
+    due = [r for r in alarms if r.case.expected]
+    out["emergency"] = {"messages": len(alarms), "due": len(due),
+                        "precision": round(sum(bool(r.case.expected) for r in flagged) / len(flagged), 4)
+                        if flagged else None,
+                        "recall": round(sum(bool(r.output.data.get("flagged")) for r in due) / len(due), 4)
+                        if due else None,
+                        "missed": sum(not r.output.data.get("flagged") for r in due),
+                        "false_alarms": sum(not r.case.expected for r in flagged)}
+    return out
 
 
-@dataclass
-class AnswerResult:
-    id: str
-    question: str
-    lang: str
-    correct: bool
-    status: str  # answered | not_found | error
-    cited: list[str]
-    gold: list[str]
-    citation_precision: float | None
-    grounding: float | None
-    iterations: int
-    stop: str
-    intent: str | None
-    seconds: float
-    error: str = ""
+def _retrieval(rows: Sequence[CaseResult]) -> dict[str, dict[str, float | None]]:
+    keys = (f"recall@{K}", f"precision@{K}", "mrr", "ndcg@10")
+
+    return {m: {k: mean([r.score.metrics.get(f"{m}.{k}") for r in rows]) for k in keys} for m in MODES}
 
 
-@dataclass
-class Report:
-    llm: str
-    n: int
-    retrieval: dict[str, Any]
-    cache: dict[str, Any]
-    results: list[AnswerResult] = field(default_factory=list)
-    seconds: float = 0.0
-
-    def answers(self) -> dict[str, Any]:
-        rs = self.results
-        answered = [r for r in rs if r.status == "answered"]
-        cites = [(c, r) for r in answered for c in r.cited]
-        groundings = [r.grounding for r in answered if r.grounding is not None]
-        stops = Counter(re.sub(r"[-+]?\d+(\.\d+)?", "N", r.stop) for r in rs)
-        return {
-            "questions": len(rs),
-            "citation_correct": round(sum(c in r.gold for c, r in cites) / len(cites), 4) if cites else 0.0,
-            "answered_with_a_gold_citation": round(sum(r.correct for r in rs) / len(rs), 4) if rs else 0.0,
-            "grounding": round(sum(groundings) / len(groundings), 4) if groundings else 0.0,
-            "not_found": round(sum(r.status == "not_found" for r in rs) / len(rs), 4) if rs else 0.0,
-            "errors": sum(r.status == "error" for r in rs),
-            "refine_iterations": round(sum(r.iterations for r in rs) / len(rs), 3) if rs else 0.0,
-            "loop_stops": dict(stops.most_common()),
-        }
-
-    def to_json(self) -> dict[str, Any]:
-        modes = self.retrieval.get("all", {})
-        return {
-            "n": self.n,
-            "llm": self.llm,
-            "retrieval": {m: modes.get(m, {}) for m in MODES},
-            "retrieval_by_language": self.retrieval.get("by_language", {}),
-            "fusion_weights": self.retrieval.get("weights"),
-            "cache": {k: v for k, v in self.cache.items() if k not in ("traps", "paraphrases")},
-            "answers": self.answers(),
-            "seconds": round(self.seconds, 1),
-            "results": [r.__dict__ for r in self.results],
-            "cache_pairs": {"traps": self.cache.get("traps", []), "paraphrases": self.cache.get("paraphrases", [])},
-        }
-
-    def to_markdown(self) -> str:
-        data = self.to_json()
-        lines = [f"# rag eval ({self.llm})", "", f"{self.n} questions (English + Korean wording), "
-                 f"{data['seconds']} s", "", "## Retrieval (top 8; nDCG@10)", "",
-                 "| questions | mode | recall@8 | precision@8 | MRR | nDCG@10 |",
-                 "| --- | --- | --- | --- | --- | --- |"]
-        groups = {"all": self.retrieval.get("all", {}), **self.retrieval.get("by_language", {})}
-        for group, modes in groups.items():
-            for mode in MODES:
-                m = modes.get(mode, {})
-                lines.append(f"| {group} | {mode} | {m.get('recall@8', 0):.3f} | {m.get('precision@8', 0):.3f} | "
-                             f"{m.get('mrr', 0):.3f} | {m.get('ndcg@10', 0):.3f} |")
-        c = data["cache"]
-        a = data["answers"]
-        lines += ["", "## Cache", "",
-                  f"- trap pairs: {c['trap_pairs']}, false hits: **{c['trap_false_hits']}** "
-                  f"(cosine >= {c['threshold']} alone: {c['trap_false_hits_threshold_only']})",
-                  f"- paraphrase pairs: {c['paraphrase_pairs']}, hits: **{c['paraphrase_hits']}** "
-                  f"(cosine alone: {c['paraphrase_hits_threshold_only']})",
-                  "", "## Answers", "",
-                  f"- questions: {a['questions']}; citation correct: **{a['citation_correct']:.1%}**; answered with a "
-                  f"gold citation: {a['answered_with_a_gold_citation']:.1%}",
-                  f"- grounding: {a['grounding']:.3f}; not found: {a['not_found']:.1%}; errors: {a['errors']}",
-                  f"- refine iterations per question: {a['refine_iterations']}; loop stops: {a['loop_stops']}"]
-        wrong = [r for r in self.results if not r.correct][:60]
-        if wrong:
-            lines += ["", "## Not correct", "", "| question | lang | status | cited | stop |",
-                      "| --- | --- | --- | --- | --- |"]
-            lines += [f"| {r.question[:90]} | {r.lang} | {r.status} | {', '.join(r.cited)[:80]} | {r.stop[:60]} |"
-                      for r in wrong]
-        return "\n".join(lines) + "\n"
-
-
-def _oracle(golds: Mapping[str, frozenset[str]]) -> Any:
+def _oracle(cases: Sequence[Case], ctx: EvalContext) -> Models:
     """A scripted model that answers from the gold passages shown in its evidence (and says "not
     found" when none is there): with it, every citation must be correct, or the pipeline loses the
     passages or their numbers somewhere."""
+    return Models(oracle_model({str(c.input): frozenset(c.expected) for c in cases if c.kind == "question"}))
+
+
+def oracle_model(golds: Mapping[str, frozenset[str]]) -> Any:
+    """The oracle over ``golds`` (question text -> the passage ids it may cite)."""
+    import json
     import re
 
     from langchain_core.messages import BaseMessage
@@ -288,10 +338,8 @@ def _oracle(golds: Mapping[str, frozenset[str]]) -> Any:
         question = prompt.rsplit("[질문]", 1)[-1].strip()
         gold = golds.get(question, frozenset())
         evidence = prompt.split("[근거]", 1)[-1].split("[질문]", 1)[0]
-        cited = []
-        for match in re.finditer(r"^\[(\d+)\] [^\n]*\(([^()\n]+)\)$", evidence, re.MULTILINE):
-            if match.group(2) in gold:
-                cited.append(int(match.group(1)))
+        cited = [int(m.group(1)) for m in re.finditer(r"^\[(\d+)\] [^\n]*\(([^()\n]+)\)$", evidence, re.MULTILINE)
+                 if m.group(2) in gold]
         if not cited:
             return "문서에서 찾지 못했습니다."
         return " ".join(f"The answer is in this passage [{n}]." for n in cited)
@@ -299,113 +347,19 @@ def _oracle(golds: Mapping[str, frozenset[str]]) -> Any:
     return FunctionChatModel(function=reply)
 
 
-def run_eval(questions: Sequence[Question], traps: Sequence[Mapping[str, Any]],
-             paraphrases: Sequence[Mapping[str, Any]], *, llm: str = "offline", answers: bool = True,
-             options: Mapping[str, Any] | None = None, on_result: Callable[[AnswerResult], None] | None = None,
-             weights: tuple[float, float] | None = None) -> Report:
-    from graphagents.runtime import Agent
-
-    from .corpus import corpus_for
-    from .graph import rag_context
-    from .spec import SPEC
-
-    started = time.perf_counter()
-    model: Any = llm
-    if llm == "oracle":
-        model = _oracle({q.text: q.gold for q in questions})
-    agent = Agent(SPEC, llm=model, checkpoint_url="memory", cache_enabled=False, **dict(options or {}))
-    rctx = rag_context(agent.build_context)
-    store = corpus_for(rctx.options.store_url, rctx.options.store_name, rctx.embedder, rctx.options.corpus).ensure()
-    weights = weights or (1.0, float(rctx.options.agent_config.dense_weight))
-    retrieval = evaluate_retrieval(questions, store, weights)
-    retrieval["weights"] = list(weights)
-    cache = evaluate_cache(traps, paraphrases, rctx.embedder, float(rctx.options.agent_config.cache_threshold))
-    report = Report(str(llm), len(questions), retrieval, cache)
-    if answers:
-        for q in questions:
-            t0 = time.perf_counter()
-            try:
-                reply = agent.session(None, user_id="eval").send(q.text)
-                state = reply.state
-                errors = [e.to_dict().get("message", "") for e in reply.events if e.type == "error"]
-                cited = [str(a.to_dict()["source"]) for a in reply.artifacts if a.kind == "citation"]
-                logs = state.get("refine_iteration_logs") or []
-                grounding = logs[-1].get("grounding") if logs else None
-                not_found = not cited
-                status = "error" if errors else ("not_found" if not_found else "answered")
-                result = AnswerResult(q.id, q.text, q.lang, bool(set(cited) & q.gold), status, cited, sorted(q.gold),
-                                      round(sum(c in q.gold for c in cited) / len(cited), 4) if cited else None,
-                                      grounding, max((entry["iteration"] for entry in logs), default=0),
-                                      logs[-1]["reason"] if logs else "", state.get("intent"),
-                                      round(time.perf_counter() - t0, 2), "; ".join(errors))
-            except Exception as exc:  # noqa: BLE001 - one broken item is a reported failure, not the end
-                result = AnswerResult(q.id, q.text, q.lang, False, "error", [], sorted(q.gold), None, None, 0, "",
-                                      None, round(time.perf_counter() - t0, 2), f"{type(exc).__name__}: {exc}")
-            report.results.append(result)
-            if on_result:
-                on_result(result)
-    report.seconds = time.perf_counter() - started
-    return report
-
-
-def eval_command(
-    questions: Annotated[Path | None, typer.Option(help="questions .jsonl (shared dev format)")] = None,
-    traps: Annotated[Path | None, typer.Option(help="cache trap pairs .jsonl (shared cache_traps format)")] = None,
-    paraphrases: Annotated[Path | None, typer.Option(help="paraphrase pairs .jsonl (same format)")] = None,
-    llm: Annotated[str, typer.Option(help="offline, oracle or provider:model")] = "offline",
-    lang: Annotated[str, typer.Option(help="en, ko or both")] = "both",
-    limit: Annotated[int | None, typer.Option(help="only the first N questions (per language)")] = None,
-    no_answers: Annotated[bool, typer.Option("--no-answers", help="retrieval and cache only")] = False,
-    dense_weight: Annotated[float | None, typer.Option(
-        help="RRF weight of the dense list (BM25's is 1); default: the agent's agent_config.dense_weight")] = None,
-    report: Annotated[Path | None, typer.Option(help="directory for report.json and report.md")] = None,
-) -> None:
-    """Retrieval (BM25 / dense / hybrid), answers (citations, grounding, not found, refine) and the
-    semantic cache (trap false hits, paraphrase hits) of the rag agent."""
-    from rich.console import Console
-
-    langs = ("en", "ko") if lang == "both" else (lang,)
-    if any(x not in ("en", "ko") for x in langs):
-        raise InputError("--lang must be en, ko or both")
-    q_path = questions or package_path(__package__ or "graphagents.agents.rag", *QUESTIONS)
-    t_path = traps or package_path(__package__ or "graphagents.agents.rag", *TRAPS)
-    items = load_questions(q_path, langs)
-    if limit is not None:
-        kept_ids = list(dict.fromkeys(q.id for q in items))[:limit]
-        items = [q for q in items if q.id in set(kept_ids)]
-    if not items:
-        raise InputError("no questions to evaluate")
-    pairs = load_pairs(t_path) + (load_pairs(BUNDLED / "drug_traps.jsonl") if traps is None else [])
-    trap_pairs = [p for p in pairs if not is_paraphrase(p)]  # a traps file may hold paraphrase pairs too
-    para_pairs = [p for p in pairs if is_paraphrase(p)]
-    if paraphrases is not None or not para_pairs:
-        para_pairs += load_pairs(paraphrases or BUNDLED / "paraphrases.jsonl")
-    console = Console(stderr=True)
-    done: list[AnswerResult] = []
-
-    def tick(r: AnswerResult) -> None:
-        done.append(r)
-        if len(done) % 10 == 0:
-            console.print(f"{len(done)}/{len(items)} answered")
-
-    result = run_eval(items, trap_pairs, para_pairs, llm=llm, answers=not no_answers, on_result=tick,
-                      weights=None if dense_weight is None else (1.0, dense_weight))
-    data = result.to_json()
-    out = Console()
-    for mode in MODES:
-        m = data["retrieval"][mode]
-        out.print(f"{mode:>6}: recall@8 {m['recall@8']:.3f}  precision@8 {m['precision@8']:.3f}  "
-                  f"MRR {m['mrr']:.3f}  nDCG@10 {m['ndcg@10']:.3f}")
-    c, a = data["cache"], data["answers"]
-    out.print(f"cache: {c['trap_false_hits']}/{c['trap_pairs']} trap false hits "
-              f"(cosine alone {c['trap_false_hits_threshold_only']}), {c['paraphrase_hits']}/{c['paraphrase_pairs']} "
-              "paraphrase hits")
-    if not no_answers:
-        out.print(f"answers: citation correct {a['citation_correct']:.1%}, grounding {a['grounding']:.3f}, "
-                  f"not found {a['not_found']:.1%}, refine iterations {a['refine_iterations']}, "
-                  f"stops {a['loop_stops']}")
-    if report is not None:
-        report.mkdir(parents=True, exist_ok=True)
-        (report / "report.json").write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
-        (report / "report.md").write_text(result.to_markdown(), encoding="utf-8")
-        out.print(f"wrote {report / 'report.json'} and {report / 'report.md'}")
+EVALUATION = Evaluation(
+    agent="rag",
+    load=load_cases,
+    start=_start,
+    scorer=score,
+    summarize=summarize,
+    datasets=DATASETS,
+    headline=(f"retrieval.hybrid.recall@{K}", "retrieval.hybrid.mrr", f"retrieval.bm25.recall@{K}",
+              "answers.citation_correct", "cache.trap_false_hits", "emergency.precision", "emergency.recall"),
+    groups=("kind", "lang"),
+    oracle=_oracle,
+    options_model=EvalOptions,
+    select=_select,
+    description="Retrieval (BM25 / dense / hybrid), cited answers, cache traps and paraphrases, and emergency "
+                "notices of the rag agent.",
+)

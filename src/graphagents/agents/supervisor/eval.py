@@ -1,204 +1,196 @@
-"""``graphagents eval supervisor``: plan accuracy, citation recall, team runs and model calls per
-query, the decision distribution, stalls and caps, over a labelled query file (the shared dev file's
-format).
+"""supervisor's evaluation: plans, team runs, statute citations and the reply, per labelled query.
 
-Plan accuracy compares the planned team set with the labels; ``run_accuracy`` compares the teams
-that actually ran (after orchestration added or skipped some). A query is ``correct`` when the
-teams that ran are the labelled ones and every required article is cited.
+A query (the shared dev file's schema: ``id``, ``query``, ``teams``, ``search_scopes``,
+``required_citations``, ``external_facts`` ...; docs/evaluation.md) runs in a fresh session. The
+figures: plan accuracy (the planned team set is the labelled one), run accuracy (the teams that
+ran, after orchestration added or skipped some), scope accuracy, citation recall and precision,
+team runs and model calls per query, the decisions, stalls and caps.
+
+The status reads the reply, because a right plan can still give a wrong answer. A label may add
+``expect`` (``answer`` or ``not_covered``: the honest reply says first that the statutes and data
+do not cover it), ``answer_must`` (regexes a right reply contains) and ``answer_must_not`` (regexes
+that make it wrong). Then, in order: an error, or an ``answer_must_not`` match, is ``wrong``;
+``not_covered`` is ``right`` when said first (and every ``answer_must`` found), ``partial`` when
+said late, else ``wrong``. Otherwise the evidence is the required citations and the
+``answer_must`` checks: all found and every labelled team run is ``right``, some found is
+``partial``, none found is ``declined`` when the reply declines and ``wrong`` when it does not.
+A query with neither (a market question) is ``right`` when every labelled team ran and the reply
+does not decline (lenient, and said so in the note).
 """
 
 from __future__ import annotations
 
-import json
-import time
+import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
-
-from graphagents.errors import InputError
+from graphagents.evals import Case, CaseResult, EvalContext, Evaluation, Models, Output, Score, Source
+from graphagents.evals.evaluation import missing_dataset
+from graphagents.evals.scoring import errors_of, mean, share
 
 from . import data
 
+__all__ = ["DECLINE", "EVALUATION", "load_cases", "score"]
+
 ACK = ("데이터에 없", "시행령", "합성", "가상", "미포함", "확인이 필요", "질문에 없")
+"""Words by which a reply names facts it does not have (for queries labelled with ``external_facts``)."""
+
+DECLINE = re.compile(
+    r"찾지 못했|조회하지 못했|계산하지 못했|계산할 수 없|답할 수 없|답하지 못|알 수 없|확인하지 못했|"
+    r"데이터에 없|자료에 없|다루지 않|포함되어 있지 않|포함하지 않|범위 밖|범위를 벗어|도와드릴 수 없|"
+    r"not covered|cannot answer|not in the data", re.IGNORECASE)
+HEAD_CHARS = 400
+"""How far into the reply a "not covered" statement still counts as said first."""
+
+HELDOUT = Path(__file__).parent / "evaldata" / "heldout_queries.jsonl"
 
 
-@dataclass
-class QueryResult:
-    id: str
-    question: str
-    correct: bool
-    status: str
-    label_teams: list[str]
-    planned_teams: list[str]
-    run_teams: list[str]
-    plan_correct: bool
-    run_correct: bool
-    scopes_correct: bool
-    required_citations: list[str]
-    cited: list[str]
-    citation_recall: float | None
-    team_runs: int
-    model_calls: int
-    decisions: list[str]
-    caps_hit: list[str]
-    external_facts: list[str]
-    external_acknowledged: bool | None
-    seconds: float
-    reply: str = ""
-    error: str = ""
+def _heldout() -> list[Source]:
+    if not HELDOUT.is_file():
+        raise missing_dataset("supervisor", "heldout", HELDOUT)
+    return [HELDOUT]
 
 
-@dataclass
-class Report:
-    llm: str
-    queries_file: str
-    results: list[QueryResult] = field(default_factory=list)
-
-    def _mean(self, values: Sequence[float]) -> float:
-        return round(sum(values) / len(values), 4) if values else 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        rs = self.results
-        required = sum(len(r.required_citations) for r in rs)
-        found = sum(len(set(r.required_citations) & set(r.cited)) for r in rs)
-        decisions = Counter(d for r in rs for d in r.decisions)
-        ext = [r for r in rs if r.external_acknowledged is not None]
-        return {
-            "llm": self.llm, "queries": self.queries_file, "n": len(rs),
-            "plan_accuracy": self._mean([r.plan_correct for r in rs]),
-            "run_accuracy": self._mean([r.run_correct for r in rs]),
-            "scope_accuracy": self._mean([r.scopes_correct for r in rs]),
-            "citation_recall": round(found / required, 4) if required else 1.0,
-            "citation_precision": round(found / cited, 4) if (cited := sum(
-                len(r.cited) for r in rs if r.required_citations)) else 1.0,
-            "citations_required": required, "citations_found": found,
-            "correct": sum(r.correct for r in rs),
-            "team_runs_mean": self._mean([r.team_runs for r in rs]),
-            "model_calls_mean": self._mean([r.model_calls for r in rs]),
-            "decision_distribution": dict(sorted(decisions.items())),
-            "stalls": sum(r.status == "stall" for r in rs),
-            "caps_hit": sum(bool(r.caps_hit) for r in rs),
-            "external_facts_acknowledged": f"{sum(bool(r.external_acknowledged) for r in ext)}/{len(ext)}",
-            "errors": sum(r.status == "error" for r in rs),
-            "seconds_mean": self._mean([r.seconds for r in rs]),
-            "results": [asdict(r) for r in rs],
-        }
-
-    def to_markdown(self) -> str:
-        j = self.to_json()
-        lines = [f"# supervisor evaluation ({self.llm})", "", f"Queries: `{self.queries_file}` (n={j['n']})", "",
-                 "| metric | value |", "| --- | --- |"]
-        for key in ("plan_accuracy", "run_accuracy", "scope_accuracy", "citation_recall", "citation_precision",
-                    "correct",
-                    "team_runs_mean", "model_calls_mean", "stalls", "caps_hit", "external_facts_acknowledged",
-                    "errors", "seconds_mean"):
-            lines.append(f"| {key} | {j[key]} |")
-        lines += ["", "Decisions: " + ", ".join(f"{k} {v}" for k, v in j["decision_distribution"].items()), "",
-                  "| id | correct | planned | ran | labels | citations | runs | calls | status |",
-                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-        for r in self.results:
-            cit = f"{len(set(r.required_citations) & set(r.cited))}/{len(r.required_citations)}"
-            lines.append(f"| {r.id} | {'✓' if r.correct else '✗'} | {','.join(r.planned_teams)} | "
-                         f"{','.join(r.run_teams)} | {','.join(r.label_teams)} | {cit} | {r.team_runs} | "
-                         f"{r.model_calls} | {r.status} |")
-        return "\n".join(lines) + "\n"
+DATASETS: dict[str, Callable[[], Sequence[Source]]] = {
+    "dev": lambda: [data.dev_queries_path()],
+    "heldout": _heldout,
+}
 
 
-def default_queries() -> Path:
-    return data.dev_queries_path()
+def load_cases(source: Source) -> list[Case]:
+    """Labelled queries; the whole label is the expected value."""
+    return [Case(str(label["id"]), str(label["query"]), dict(label),
+                 {"complexity": label.get("complexity") or "", "expect": label.get("expect") or "answer"})
+            for label in data.load_queries(Path(str(source)))]
 
 
-def make_model(llm: Any, labels: Sequence[Mapping[str, Any]], root: Path) -> tuple[Any, dict[str, Any]]:
-    """The model and the per-role models for ``--llm``: ``oracle`` plans from the labels."""
-    if llm == "oracle":
-        from .oracle import oracle_model
-
-        articles = {a.id: a for a in data.load_articles(root)}
-        # The SQL sub-agent keeps its offline brain: the oracle speaks the supervisor's prompts only.
-        return oracle_model(labels, articles), {"sql": "offline"}
-    return (llm or "offline"), {}
-
-
-def run_eval(labels: Sequence[Mapping[str, Any]], *, llm: Any = "offline", options: Mapping[str, Any] | None = None,
-             queries_file: str = "", on_result: Callable[[QueryResult], None] | None = None) -> Report:
+@contextmanager
+def _start(ctx: EvalContext) -> Iterator[Any]:
     from graphagents.runtime import Agent
 
     from .spec import SPEC
 
-    root = data.find_dataset((options or {}).get("data"))
-    model, roles = make_model(llm, labels, root)
-    agent = Agent(SPEC, llm=model, models=roles, checkpoint_url="memory", **(options or {}))
-    name = llm if isinstance(llm, str) or llm is None else type(llm).__name__
-    report = Report(str(name), queries_file)
-    for label in labels:
-        result = one(agent, label)
-        report.results.append(result)
-        if on_result:
-            on_result(result)
-    return report
+    agent = Agent(SPEC, **ctx.agent_kwargs(checkpoint_url="memory"))
+
+    def run(case: Case) -> Output:
+        reply = agent.session().send(str(case.input))
+        state = reply.state
+        plan = state.get("plan") or {}
+        search: dict[str, Any] = next((t for t in plan.get("teams") or [] if t.get("team") == "search"), {})
+        found = {
+            "reply": reply.text, "planned": [t["team"] for t in plan.get("teams") or []],
+            "ran": list(dict.fromkeys(state.get("completed_teams") or [])), "scopes": list(search.get("scopes") or []),
+            "cited": list(state.get("citations") or []), "team_runs": len(state.get("team_runs") or []),
+            "model_calls": reply.usage.model_calls, "finish_reason": str(state.get("finish_reason") or ""),
+            "decisions": [f"{d['action']}/{d['source']}" for d in state.get("decisions") or []],
+            "caps_hit": list(state.get("caps_hit") or [])}
+        details = {k: found[k] for k in ("planned", "ran", "cited", "finish_reason", "decisions")}
+        return Output(reply.text, found, details, (reply.usage,), errors_of(reply.events))
+
+    yield run
 
 
-def one(agent: Any, label: Mapping[str, Any]) -> QueryResult:
-    start = time.perf_counter()
-    reply = agent.session().send(str(label["query"]))
-    seconds = time.perf_counter() - start
-    state = reply.state
-    errors = [e.to_dict().get("message", "") for e in reply.events if e.type == "error"]
-    plan = state.get("plan") or {}
-    planned = [t["team"] for t in plan.get("teams") or []]
-    ran = list(dict.fromkeys(state.get("completed_teams") or []))
-    search_task: dict[str, Any] = next((t for t in plan.get("teams") or [] if t["team"] == "search"), {})
+def score(case: Case, output: Output) -> Score:
+    label, found = case.expected, output.data
+    reply = str(found.get("reply") or "")
+    teams = set(label.get("teams") or [])
     required = list(label.get("required_citations") or [])
-    cited = list(state.get("citations") or [])
+    cited = set(found.get("cited") or [])
+    must = list(label.get("answer_must") or [])
+    hits = [p for p in must if re.search(p, reply)]
+    recall = len(set(required) & cited) / len(required) if required else None
     ext = list(label.get("external_facts") or [])
-    teams = set(label["teams"])
-    recall = len(set(required) & set(cited)) / len(required) if required else None
-    status = "error" if errors else str(state.get("finish_reason") or "")
-    return QueryResult(
-        id=str(label.get("id", "")), question=str(label["query"]),
-        correct=not errors and set(ran) == teams and (recall is None or recall == 1.0), status=status,
-        label_teams=sorted(teams), planned_teams=planned, run_teams=ran, plan_correct=set(planned) == teams,
-        run_correct=set(ran) == teams,
-        scopes_correct=set(search_task.get("scopes") or []) == set(label.get("search_scopes") or []),
-        required_citations=required, cited=cited, citation_recall=recall,
-        team_runs=len(state.get("team_runs") or []),
-        model_calls=reply.usage.model_calls,
-        decisions=[f"{d['action']}/{d['source']}" for d in state.get("decisions") or []],
-        caps_hit=list(state.get("caps_hit") or []), external_facts=ext,
-        external_acknowledged=any(w in reply.text for w in ACK) if ext else None,
-        seconds=round(seconds, 3), reply=reply.text, error="; ".join(errors))
+    metrics: dict[str, Any] = {
+        "plan_ok": set(found.get("planned") or []) == teams, "run_ok": set(found.get("ran") or []) == teams,
+        "scopes_ok": set(found.get("scopes") or []) == set(label.get("search_scopes") or []),
+        "citation_recall": None if recall is None else round(recall, 4), "checks_found": len(hits),
+        "checks_total": len(must), "external_acknowledged": any(w in reply for w in ACK) if ext else None}
+    if output.error:
+        return Score("wrong", metrics, f"error: {output.error}")
+    bad = [p for p in label.get("answer_must_not") or [] if re.search(p, reply)]
+    if bad:
+        return Score("wrong", metrics, f"the reply contains {bad[0]!r}")
+    head = _head(reply)
+    missing = [f"missing {p!r}" for p in must if p not in hits]
+    if label.get("expect") == "not_covered":
+        if DECLINE.search(head) and not missing:
+            return Score("right", metrics, "says first that this is not covered")
+        if DECLINE.search(reply):
+            return Score("partial", metrics, "; ".join([*missing, "not covered: said late"][:2]))
+        return Score("wrong", metrics, "answered as if the statutes and data covered it")
+    not_run = sorted(teams - set(found.get("ran") or []))
+    parts = [x for x in (recall, len(hits) / len(must) if must else None) if x is not None]
+    reasons = [*missing, *(f"not cited {a}" for a in sorted(set(required) - cited)),
+               *(f"team not run: {t}" for t in not_run)]
+    declines = bool(DECLINE.search(head))
+    if not parts:
+        if declines:
+            return Score("declined", metrics, "the reply declines")
+        if not_run:
+            return Score("partial", metrics, "; ".join(reasons))
+        return Score("right", metrics, "every labelled team ran (no citation or answer check in the label)")
+    if all(p == 1.0 for p in parts) and not not_run:
+        return Score("right", metrics, "every required citation and answer check found")
+    if any(p > 0 for p in parts):
+        return Score("partial", metrics, "; ".join(reasons[:3]))
+    if declines:
+        return Score("declined", metrics, "; ".join(reasons[:3]))
+    return Score("wrong", metrics, "; ".join(reasons[:3]))
 
 
-def eval_command(
-    queries: Annotated[str | None, typer.Option(help="labelled queries (JSONL, the shared dev file's format)")] = None,
-    llm: Annotated[str | None, typer.Option(help="offline, oracle or provider:model")] = "offline",
-    report: Annotated[Path | None, typer.Option(help="directory for report.json and report.md")] = None,
-    limit: Annotated[int | None, typer.Option(help="evaluate only the first N queries")] = None,
-    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="agent option key=value")] = None,
-) -> None:
-    """Plan accuracy, citation recall, team runs, model calls, decisions, stalls and caps."""
-    from rich.console import Console
+def _head(reply: str) -> str:
+    """The reply's first characters without parenthesised notes (a follow-up or English preface)."""
+    lines = [ln for ln in reply.strip().splitlines() if not (ln.startswith("(") and ln.endswith(")"))]
+    return "\n".join(lines).strip()[:HEAD_CHARS]
 
-    from graphagents.cli.main import parse_pairs
 
-    path = Path(queries) if queries else default_queries()
-    labels = data.load_queries(path)[: limit if limit is not None else None]
-    if not labels:
-        raise InputError(f"no queries in {str(path)!r}")
-    console = Console()
-    result = run_eval(labels, llm=llm, options=parse_pairs(option), queries_file=str(path),
-                      on_result=lambda r: console.print(f"{'✓' if r.correct else '✗'} {r.id} {r.status} "
-                                                        f"teams={','.join(r.run_teams)} runs={r.team_runs}"))
-    j = result.to_json()
-    for key in ("n", "plan_accuracy", "run_accuracy", "citation_recall", "team_runs_mean", "model_calls_mean",
-                "stalls", "caps_hit", "decision_distribution"):
-        console.print(f"{key}: {j[key]}")
-    if report is not None:
-        report.mkdir(parents=True, exist_ok=True)
-        (report / "report.json").write_text(json.dumps(j, ensure_ascii=False, indent=2), encoding="utf-8")
-        (report / "report.md").write_text(result.to_markdown(), encoding="utf-8")
-        console.print(f"report: {report / 'report.json'}, {report / 'report.md'}")
+def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
+    required = sum(len(r.case.expected.get("required_citations") or []) for r in results)
+    found = sum(len(set(r.case.expected.get("required_citations") or []) & set(r.output.data.get("cited") or []))
+                for r in results)
+    cited = sum(len(r.output.data.get("cited") or []) for r in results if r.case.expected.get("required_citations"))
+    acknowledged = [r.score.metrics.get("external_acknowledged") for r in results]
+    decisions = Counter(d for r in results for d in r.output.data.get("decisions") or [])
+    return {
+        "plan_accuracy": share([bool(r.score.metrics.get("plan_ok")) for r in results]),
+        "run_accuracy": share([bool(r.score.metrics.get("run_ok")) for r in results]),
+        "scope_accuracy": share([bool(r.score.metrics.get("scopes_ok")) for r in results]),
+        "citation_recall": round(found / required, 4) if required else None,
+        "citation_precision": round(found / cited, 4) if cited else None,
+        "citations": {"required": required, "found": found},
+        "team_runs_mean": mean([r.output.data.get("team_runs") for r in results]),
+        "model_calls_mean": mean([r.output.data.get("model_calls") for r in results]),
+        "decision_distribution": dict(sorted(decisions.items())),
+        "stalls": sum(r.output.data.get("finish_reason") == "stall" for r in results),
+        "caps_hit": sum(bool(r.output.data.get("caps_hit")) for r in results),
+        "external_facts": {"queries": sum(a is not None for a in acknowledged),
+                           "acknowledged": sum(a is True for a in acknowledged)},
+        "errors": sum(bool(r.output.error) for r in results),
+    }
+
+
+def _oracle(cases: Sequence[Case], ctx: EvalContext) -> Models:
+    """Plans and orchestrates from the labels; the SQL sub-agent keeps its offline brain (the
+    oracle speaks the supervisor's prompts only)."""
+    from .oracle import oracle_model
+
+    root = data.find_dataset(ctx.options.get("data"))
+    articles = {a.id: a for a in data.load_articles(root)}
+    return Models(oracle_model([c.expected for c in cases], articles), {"sql": "offline"})
+
+
+EVALUATION = Evaluation(
+    agent="supervisor",
+    load=load_cases,
+    start=_start,
+    scorer=score,
+    summarize=summarize,
+    datasets=DATASETS,
+    headline=("plan_accuracy", "run_accuracy", "citation_recall", "team_runs_mean", "model_calls_mean"),
+    groups=("complexity", "expect"),
+    oracle=_oracle,
+    description="Plan accuracy, citations, team runs, model calls, decisions and the reply of the supervisor agent.",
+)

@@ -45,6 +45,9 @@ class Item:
     qtype: str = ""
     gold_sql: str = ""
     db_name: str = ""
+    rows: tuple[tuple[str, ...], ...] | None = None
+    """The gold table of a question whose answer is a table (one list per row); None otherwise."""
+    lang: str = ""
 
 
 def question_type(question: str) -> str:
@@ -109,31 +112,37 @@ def _first_record(path: Path) -> dict[str, Any]:
 
 
 def load_wtq(path: str | Path) -> list[Item]:
+    """WTQ's layout; ``table_csv`` may be a list when a question needs several tables, ``rows``
+    gives a table answer, ``kind`` and ``lang`` label the question (a held-out set of one's own)."""
     path = Path(path)
     items = []
     for n, record in enumerate(_records(path)):
         try:
-            csv_path = path.parent / record["table_csv"]
+            csvs = [record["table_csv"]] if isinstance(record["table_csv"], str) else list(record["table_csv"])
             question = str(record["question"])
             answers = tuple(str(a) for a in record["answers"])
+            rows = tuple(tuple(str(v) for v in row) for row in record["rows"]) if record.get("rows") else None
         except (KeyError, TypeError) as exc:
             raise InputError(f"{path.name!r} record {n + 1}: missing {exc}") from None
+        title = str(record.get("table_title") or "") if len(csvs) == 1 else ""
         items.append(
             Item(
                 id=str(record.get("id", n + 1)),
                 question=question,
-                load_tables=_csv_loader(str(csv_path), str(record.get("table_title") or "")),
+                load_tables=_csv_loader([str(path.parent / c) for c in csvs], title),
                 answers=answers,
                 scoring="wtq",
-                qtype=question_type(question),
+                qtype=str(record.get("kind") or question_type(question)),
+                rows=rows,
+                lang=str(record.get("lang") or ""),
             )
         )
     return items
 
 
-def _csv_loader(csv_path: str, title: str) -> Callable[[], list[NamedTable]]:
+def _csv_loader(csv_paths: Sequence[str], title: str) -> Callable[[], list[NamedTable]]:
     def load() -> list[NamedTable]:
-        tables = load_table_source(csv_path)
+        tables = [t for csv_path in csv_paths for t in load_table_source(csv_path)]
         return [NamedTable(table_name(title) if title else t.name, t.frame, t.source) for t in tables]
 
     return load

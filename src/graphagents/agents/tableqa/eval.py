@@ -1,260 +1,259 @@
-"""``graphagents eval tableqa``: exact match, MACT's partial match, steps and failure types.
+"""tableqa's evaluation: exact match, MACT's partial match, steps and failure types.
 
-Each question runs through the real agent in a fresh session with its tables. Scoring by dataset:
-WTQ's denotation accuracy (``wtq``), MACT's EM (``mmqa``), or execution match against the gold
-SQL's rows (``defog``, as ``eval text2sql`` scores). ``partial_match`` is MACT's token Jaccard for
-every dataset. Failures are typed: declined, budget, timeout, code_error, wrong_table, wrong_answer.
+Each question runs through the real agent in a fresh session with its tables, uploaded for the
+run's own user and removed after the question (what a user with their own tables gets). Scoring
+by layout (docs/evaluation.md): WTQ's denotation match (``wtq``), a table answer's rows as a
+multiset (a question with ``rows``), MACT's EM (``mmqa``), or execution match against the gold
+SQL's rows (``defog``, as ``eval text2sql`` scores).
+
+``right``: the answer matches; ``partial``: a list answer whose every value is right but some gold
+values are missing; ``declined``: no answer (the agent said it could not, ran out of steps or
+failed: nothing false was claimed; the failure type says which); ``wrong``: an answer that does
+not match. ``partial_match`` (MACT's token Jaccard) is reported for every dataset.
 """
 
 from __future__ import annotations
 
-import json
-import time
+import threading
 import uuid
-from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
+from pydantic import BaseModel, ConfigDict, Field
 
-from graphagents.errors import InputError
+from graphagents.errors import ConfigError
+from graphagents.evals import Case, CaseResult, EvalContext, Evaluation, Models, Output, Score, Source
+from graphagents.evals.evaluation import missing_dataset
+from graphagents.evals.scoring import errors_of, mean
+from graphagents.packagedata import defog_dev_questions
 
-from .datasets import Item, load_dataset
-from .metrics import denotation_match, exact_match, partial_match
-from .scoring import answer_rows, gold_rows, gold_tables, matches_rows
+from .datasets import Item, load_dataset, wtq_dev_path
+from .metrics import denotation_match, exact_match, partial_match, to_value
 
-__all__ = ["EvalReport", "ItemResult", "eval_command", "run_eval"]
-
+__all__ = ["EVALUATION", "FAILURE_TYPES", "load_cases", "score"]
 
 FAILURE_TYPES = ("wrong_table", "code_error", "timeout", "budget", "wrong_answer", "declined", "error")
-"""Every failure type, counted in report.json's ``failures`` (0 when none)."""
+"""Every failure type, counted in the report's ``failures`` (0 when none)."""
 
-
-@dataclass
-class ItemResult:
-    id: str
-    question: str
-    qtype: str
-    correct: bool
-    partial: float
-    status: str
-    failure: str
-    answer: list[str]
-    gold: list[str]
-    steps: int
-    seconds: float
-    tables_used: list[str] = field(default_factory=list)
-    error: str = ""
-
-
-@dataclass
-class EvalReport:
-    llm: str
-    dataset: str
-    options: dict[str, Any]
-    results: list[ItemResult]
-
-    def _share(self, pred: Callable[[ItemResult], bool]) -> float:
-        return sum(pred(r) for r in self.results) / len(self.results) if self.results else 0.0
-
-    @property
-    def exact_match(self) -> float:
-        return self._share(lambda r: r.correct)
-
-    def to_json(self) -> dict[str, Any]:
-        n = len(self.results)
-        failures = Counter(r.failure for r in self.results if r.failure)
-        by_type: dict[str, list[ItemResult]] = defaultdict(list)
-        for r in self.results:
-            by_type[r.qtype or "other"].append(r)
-        return {
-            "llm": self.llm,
-            "dataset": self.dataset,
-            "options": self.options,
-            "n": n,
-            "exact_match": self.exact_match,
-            "partial_match": sum(r.partial for r in self.results) / n if n else 0.0,
-            "avg_steps": sum(r.steps for r in self.results) / n if n else 0.0,
-            "correct": sum(r.correct for r in self.results),
-            "declined": failures.get("declined", 0),
-            "wrong": n - sum(r.correct for r in self.results) - failures.get("declined", 0),
-            "failures": {t: failures.get(t, 0) for t in FAILURE_TYPES},
-            "by_type": {
-                t: {"n": len(rs), "exact_match": sum(r.correct for r in rs) / len(rs),
-                    "declined": sum(r.failure == "declined" for r in rs)}
-                for t, rs in sorted(by_type.items())
-            },
-            "results": [asdict(r) for r in self.results],
-        }
-
-    def to_markdown(self) -> str:
-        data = self.to_json()
-        lines = [
-            f"# tableqa evaluation ({self.llm})", "", f"Dataset: `{self.dataset}`, n = {data['n']}", "",
-            f"- exact match: **{data['exact_match']:.1%}** ({data['correct']}/{data['n']})",
-            f"- declined: {data['declined']}, wrong: {data['wrong']}",
-            f"- partial match: {data['partial_match']:.3f}", f"- average steps: {data['avg_steps']:.2f}", "",
-            "| failure | count |", "| --- | --- |",
-        ]
-        lines += [f"| {k} | {v} |" for k, v in data["failures"].items()]
-        lines += ["", "| type | n | exact match | declined |", "| --- | --- | --- | --- |"]
-        lines += [f"| {t} | {v['n']} | {v['exact_match']:.1%} | {v['declined']} |" for t, v in data["by_type"].items()]
-        wrong = [r for r in self.results if not r.correct and r.failure != "declined"]
-        if wrong:
-            lines += ["", "## Wrong answers", "", "| question | answer | gold | failure |", "| --- | --- | --- | --- |"]
-            lines += [f"| {_cell(r.question)} | {_cell(' / '.join(r.answer))} | {_cell(' / '.join(r.gold))} "
-                      f"| {r.failure} |" for r in wrong[:100]]
-        return "\n".join(lines) + "\n"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "/").replace("\n", " ")[:120]
-
-
+HELDOUT = Path(__file__).parent / "evaldata" / "heldout" / "questions.jsonl"
 EVAL_USER = "tableqa-eval"
-"""The user the eval's tables are uploaded for (one per run: ``tableqa-eval-<random>``; its records
-are removed after each question)."""
+"""The user the eval's tables are uploaded for (one per run: ``tableqa-eval-<random>``)."""
 
 
-def run_eval(
-    items: Sequence[Item],
-    *,
-    llm: Any = "offline",
-    options: dict[str, Any] | None = None,
-    dataset: str = "",
-    on_result: Callable[[ItemResult], None] | None = None,
-) -> EvalReport:
+def _heldout() -> list[Source]:
+    if not HELDOUT.is_file():
+        raise missing_dataset("tableqa", "heldout", HELDOUT)
+    return [HELDOUT]
+
+
+DATASETS: dict[str, Callable[[], Sequence[Source]]] = {
+    "dev": lambda: [wtq_dev_path()],
+    "wtq": lambda: [wtq_dev_path()],
+    "heldout": _heldout,
+    "defog-dev": lambda: [defog_dev_questions()],
+}
+
+
+class EvalOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    db: str | None = Field(None, description="database URL template with {db_name} (defog questions)")
+    plan_samples: int = Field(1, description="planner samples per step (MACT: 5)")
+    code_samples: int = Field(1, description="coder samples per step (MACT: 5)")
+    max_steps: int = Field(6, description="planner steps per question (MACT: 6)")
+    no_chain: bool = Field(False, description="MACT's release: df is always the original")
+
+
+def load_cases(source: Source) -> list[Case]:
+    """A WTQ / MMQA ``.jsonl`` or ``.json``, or a defog ``.csv`` (its tables come from ``--db``)."""
+    path = Path(str(source))
+    items = load_dataset(str(path), db="{db_name}")
+    return [Case(item.id, item.question, _expected(item),
+                 {"qtype": item.qtype, "scoring": item.scoring, "source": str(path), "item": item,
+                  **({"lang": item.lang} if item.lang else {})}) for item in items]
+
+
+def _expected(item: Item) -> Any:
+    if item.scoring == "defog":
+        return item.gold_sql
+    if item.rows is not None:
+        return [list(r) for r in item.rows]
+    return list(item.answers)
+
+
+@contextmanager
+def _start(ctx: EvalContext) -> Iterator[Any]:
     from graphagents.runtime import Agent
     from graphagents.sandbox import get_store
     from graphagents.store import database_for
 
+    from .scoring import answer_rows, gold_alternatives
     from .spec import SPEC
     from .uploads import Uploads
 
-    store = get_store()
-    golds = {item.id: gold_rows(item) if item.scoring == "defog" else None for item in items}
-    model = _model(llm, items, golds)
-    agent = Agent(SPEC, llm=model, checkpoint_url="memory", **(options or {}))
-    uploads = Uploads(database_for(agent.settings.resolved_database_url), store)
+    items = _items(ctx)
+    options = {"plan_samples": ctx.option("plan_samples"), "code_samples": ctx.option("code_samples"),
+               "max_steps": ctx.option("max_steps"), "chain": not ctx.option("no_chain")}
+    agent = Agent(SPEC, **ctx.agent_kwargs(checkpoint_url="memory", **options))
+    uploads = Uploads(database_for(agent.settings.resolved_database_url), get_store())
     user = f"{EVAL_USER}-{uuid.uuid4().hex[:12]}"  # concurrent runs never remove each other's records
-    results = []
-    for item in items:
-        started = time.perf_counter()
+    golds: dict[str, Any] = {}
+    lock = threading.Lock()
+
+    def gold(item: Item) -> Any:
+        with lock:
+            if item.id not in golds:
+                golds[item.id] = gold_alternatives(item)
+            return golds[item.id]
+
+    def run(case: Case) -> Output:
+        item = items[case.id]
         added: list[str] = []
-        try:  # each item's tables as uploads of the eval's own user, removed after the question
+        try:
             tables = item.load_tables()
             added = [uploads.add_frame(user, table.name, table.frame).id for table in tables]
             sources = [f"{t.name}={i}" for t, i in zip(tables, added, strict=True)]
             reply = agent.session(None, user_id=user, tables=sources).send(item.question)
-            errors = [e.to_dict().get("message", "") for e in reply.events if e.type == "error"]
-            state, error = reply.state, "; ".join(errors)
-        except Exception as exc:  # one broken item is a reported failure, not the end of the run
-            state, error = {"status": "error", "answer": [], "steps": []}, f"{type(exc).__name__}: {exc}"
+            state = reply.state
+            answer = [str(a) for a in state.get("answer") or []]
+            rows = answer_rows(answer, state.get("answer_table")) if answer else []
         finally:
             for table_id in dict.fromkeys(added):
                 uploads.forget(user, table_id)
-        result = _score(item, state, golds.get(item.id), error, time.perf_counter() - started)
-        results.append(result)
-        if on_result:
-            on_result(result)
-    name = llm if isinstance(llm, str) or llm is None else type(llm).__name__
-    return EvalReport(str(name), dataset, dict(options or {}), results)
+        steps = state.get("steps") or []
+        found = {"answer": answer, "rows": rows, "status": str(state.get("status", "")),
+                 "steps": len(steps), "error_types": sorted({str(s.get("error_type")) for s in steps
+                                                            if not s.get("ok") and s.get("error_type")}),
+                 "tables_used": list(state.get("tables_used") or []),
+                 "gold": gold(item) if item.scoring == "defog" else None}
+        return Output(answer, found, {"status": found["status"], "steps": len(steps),
+                                      "tables_used": found["tables_used"]}, (reply.usage,),
+                      errors_of(reply.events) or str(state.get("reason", ""))[:300])
+
+    yield run
 
 
-def _model(llm: Any, items: Sequence[Item], golds: dict[str, Any]) -> Any:
-    if llm != "oracle":
-        return llm or "offline"
-    from .oracle import OracleGold, oracle_model
+def _items(ctx: EvalContext) -> dict[str, Item]:
+    """The cases' items, with defog questions bound to the ``--db`` template."""
+    items = {c.id: c.metadata["item"] for c in ctx.dataset.cases}
+    defog = {str(c.metadata["source"]) for c in ctx.dataset.cases if c.metadata.get("scoring") == "defog"}
+    if defog:
+        from .datasets import load_defog
 
-    gold = OracleGold()
-    for item in items:
-        rows = golds.get(item.id)
-        if rows is not None:
-            gold.add(item.question, rows=rows)
-        else:
-            gold.add(item.question, answers=item.answers)
-    return oracle_model(gold)
+        template = ctx.option("db")
+        if not template:
+            raise ConfigError("defog questions need --db with a {db_name} template, "
+                              "e.g. postgresql://postgres@127.0.0.1/{db_name}")
+        for source in defog:
+            items.update({i.id: i for i in load_defog(source, template) if i.id in items})
+    return items
 
 
-def _score(item: Item, state: dict[str, Any], gold: Any, error: str, seconds: float) -> ItemResult:
-    answer = [str(a) for a in state.get("answer") or []]
-    status = str(state.get("status", ""))
-    steps = state.get("steps") or []
+def score(case: Case, output: Output) -> Score:
+    item: Item = case.metadata["item"]
+    answer = [str(a) for a in output.data.get("answer") or []]
+    gold_text = [" ".join(str(v) for v in row) for row in case.expected] if item.rows is not None else \
+        [str(case.expected)] if item.scoring == "defog" else list(case.expected)
+    metrics: dict[str, Any] = {"partial_match": round(partial_match(" ".join(gold_text), " ".join(answer)), 4)
+                               if answer else 0.0, "steps": output.data.get("steps", 0)}
+    if not answer:
+        metrics["failure"] = _failure(output)
+        return Score("declined", metrics, f"no answer ({metrics['failure']})")
     if item.scoring == "defog":
-        rows = answer_rows(answer, state.get("answer_table"))
-        correct = bool(answer) and matches_rows(item, rows)
-        gold_text = [" ".join(str(v) for v in row) for row in (gold or [])][:20]
+        from .scoring import matches_rows
+
+        right = matches_rows(item.gold_sql, item.question, list(output.data.get("rows") or []),
+                             output.data.get("gold") or {})
+    elif item.rows is not None:
+        from .scoring import table_matches
+
+        right = table_matches(item.rows, output.data.get("rows") or [])
     elif item.scoring == "mmqa":
-        correct = bool(answer) and exact_match(item.answers[0] if item.answers else "", ", ".join(answer))
-        gold_text = list(item.answers)
+        right = exact_match(item.answers[0] if item.answers else "", ", ".join(answer))
     else:
-        correct = bool(answer) and denotation_match(list(item.answers), answer)
-        gold_text = list(item.answers)
-    partial = partial_match(" ".join(gold_text), " ".join(answer)) if answer else 0.0
-    failure = "" if correct else _failure(item, status, steps, state.get("tables_used") or [])
-    return ItemResult(item.id, item.question, item.qtype, correct, round(partial, 4), status, failure, answer,
-                      gold_text, len(steps), round(seconds, 3), list(state.get("tables_used") or []),
-                      error or str(state.get("reason", ""))[:300])
+        right = denotation_match(list(item.answers), answer)
+    if right:
+        return Score("right", metrics, "matches the gold")
+    if item.scoring == "wtq" and item.rows is None and _proper_subset(answer, list(item.answers)):
+        metrics["failure"] = "incomplete"
+        return Score("partial", metrics, "every value right, some gold values missing")
+    metrics["failure"] = _failure(output, item)
+    return Score("wrong", metrics, f"does not match the gold ({metrics['failure']})")
 
 
-def _failure(item: Item, status: str, steps: list[dict[str, Any]], used: list[str]) -> str:
+def _proper_subset(answer: Sequence[str], gold: Sequence[str]) -> bool:
+    values = [to_value(g) for g in gold]
+    chosen = list(dict.fromkeys(to_value(a) for a in answer))
+    return 0 < len(chosen) < len(set(values)) and all(any(c.match(g) for g in values) for c in chosen)
+
+
+def _failure(output: Output, item: Item | None = None) -> str:
+    status = str(output.data.get("status", ""))
+    types = set(output.data.get("error_types") or [])
     if status in ("declined", "error"):
-        return "declined" if status == "declined" else "error"
-    types = {s.get("error_type") for s in steps if not s.get("ok")}
+        return status
     if types & {"timeout", "cpu"}:
         return "timeout"
     if status == "budget":
         return "budget"
     if types & {"exception", "syntax", "refused", "memory", "output", "crashed", "code_error"}:
         return "code_error"
-    needed = gold_tables(item)
-    if needed and not needed & {u.lower() for u in used}:
-        return "wrong_table"
-    return "wrong_answer"
+    if item is not None:
+        from .scoring import gold_tables
+
+        needed = gold_tables(item)
+        if needed and not needed & {u.lower() for u in output.data.get("tables_used") or []}:
+            return "wrong_table"
+    return "wrong_answer" if item is not None else "declined"
 
 
-def eval_command(
-    dataset: Annotated[str, typer.Option(help="wtq, defog-dev, or a .jsonl (WTQ/MMQA) / .csv (defog) file")] = "wtq",
-    db: Annotated[str | None, typer.Option(help="database URL template with {db_name} (defog)")] = None,
-    llm: Annotated[str | None, typer.Option(help="offline, oracle or provider:model")] = "offline",
-    plan_samples: Annotated[int, typer.Option(help="planner samples per step (MACT: 5)")] = 1,
-    code_samples: Annotated[int, typer.Option(help="coder samples per step (MACT: 5)")] = 1,
-    max_steps: Annotated[int, typer.Option(help="planner steps per question (MACT: 6)")] = 6,
-    no_chain: Annotated[bool, typer.Option("--no-chain", help="MACT's release: df is always the original")] = False,
-    limit: Annotated[int | None, typer.Option(help="only the first N questions")] = None,
-    report: Annotated[Path | None, typer.Option(help="directory for report.json and report.md")] = None,
-) -> None:
-    """Exact match, partial match, steps and failure types of tableqa on a question set."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:
+    failures = Counter(str(r.score.metrics.get("failure")) for r in results if r.status != "right")
+    n = len(results)
+    return {"exact_match": round(sum(r.status == "right" for r in results) / n, 4) if n else None,
+            "partial_match": mean([r.score.metrics.get("partial_match") for r in results]),
+            "avg_steps": mean([r.output.data.get("steps") for r in results]),
+            "failures": {t: failures.get(t, 0) for t in (*FAILURE_TYPES, "incomplete")}}
 
-    items = load_dataset(dataset, db=db)
-    items = items[:limit] if limit is not None else items
-    if not items:
-        raise InputError("no questions to evaluate: check --dataset and --limit")
-    options = {"plan_samples": plan_samples, "code_samples": code_samples, "max_steps": max_steps,
-               "chain": not no_chain}
-    console = Console()
-    done: list[ItemResult] = []
-    with Progress(TextColumn("[bold]tableqa eval"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[em]}"),
-                  TimeElapsedColumn(), console=console) as progress:
-        task = progress.add_task("eval", total=len(items), em="")
 
-        def tick(r: ItemResult) -> None:
-            done.append(r)
-            progress.update(task, advance=1, em=f"EM {sum(x.correct for x in done) / len(done):.1%}")
+def _oracle(cases: Sequence[Case], ctx: EvalContext) -> Models:
+    """Knows each question's gold (answer strings, or the gold rows of a table answer) and still
+    goes through the real pipeline: one Retrieve in the sandbox, then Finish."""
+    from .oracle import OracleGold, oracle_model
+    from .scoring import gold_rows
 
-        result = run_eval(items, llm=llm, options=options, dataset=dataset, on_result=tick)
-    data = result.to_json()
-    console.print(f"exact match {data['exact_match']:.1%} ({data['correct']}/{data['n']}), "
-                  f"declined {data['declined']}, wrong {data['wrong']}, partial match {data['partial_match']:.3f}, "
-                  f"avg steps {data['avg_steps']:.2f}")
-    console.print(f"failures: {data['failures']}")
-    if report is not None:
-        report.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
-        (report / "report.json").write_text(text, encoding="utf-8")
-        (report / "report.md").write_text(result.to_markdown(), encoding="utf-8")
-        console.print(f"report: {report / 'report.json'}, {report / 'report.md'}")
+    gold = OracleGold()
+    for item in _items(ctx).values():
+        if item.scoring == "defog":
+            gold.add(item.question, rows=gold_rows(item))
+        elif item.rows is not None:
+            gold.add(item.question, rows=[[_value(v) for v in row] for row in item.rows])
+        else:
+            gold.add(item.question, answers=item.answers)
+    return Models(oracle_model(gold))
+
+
+def _value(text: str) -> Any:
+    value = to_value(text)
+    if value.number is None:
+        return text
+    return int(value.number) if value.number.is_integer() else value.number
+
+
+EVALUATION = Evaluation(
+    agent="tableqa",
+    load=load_cases,
+    start=_start,
+    scorer=score,
+    summarize=summarize,
+    datasets=DATASETS,
+    headline=("exact_match", "partial_match", "avg_steps"),
+    groups=("qtype", "lang"),
+    oracle=_oracle,
+    options_model=EvalOptions,
+    description="Exact match (WTQ denotation, table rows, MMQA EM or defog execution match), partial match, steps "
+                "and failure types of tableqa.",
+)

@@ -1,9 +1,10 @@
-"""Scoring against gold SQL (defog layout): gold rows, answer rows, and the tables a gold reads."""
+"""Scoring against gold rows: gold SQL (defog layout) run on its database, gold tables written as
+text (a held-out question whose answer is a table), answer rows, and the tables a gold reads."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from functools import cache
@@ -14,7 +15,7 @@ import pandas as pd
 
 from .datasets import Item
 
-__all__ = ["answer_rows", "gold_rows", "gold_tables", "matches_rows", "plain"]
+__all__ = ["answer_rows", "gold_alternatives", "gold_rows", "gold_tables", "matches_rows", "plain", "table_matches"]
 
 
 def plain(value: Any) -> Any:
@@ -56,6 +57,13 @@ def answer_rows(answer: Sequence[str], answer_table: str | None) -> list[tuple[A
     return [(_number(v),) for v in answer]
 
 
+def _gold_comparison() -> Any:
+    """The core's SQL gold comparison (``graphagents.sql``), imported when first needed."""
+    import graphagents.sql
+
+    return graphagents.sql
+
+
 @cache
 def _run(url: str, sql: str) -> tuple[tuple[Any, ...], ...]:
     import psycopg
@@ -66,25 +74,46 @@ def _run(url: str, sql: str) -> tuple[tuple[Any, ...], ...]:
     return tuple(tuple(plain(v) for v in row) for row in rows)
 
 
+def gold_alternatives(item: Item) -> dict[str, list[tuple[Any, ...]] | Exception]:
+    """The rows of every alternative of the item's gold SQL on its database (an error in place of
+    the rows of one that fails): what :func:`matches_rows` compares an answer with."""
+    out: dict[str, list[tuple[Any, ...]] | Exception] = {}
+    for sql in _gold_comparison().expand_gold_alternatives(item.gold_sql):
+        try:
+            out[sql] = list(_run(item.db_name, sql))
+        except Exception as exc:  # a broken alternative: the comparison skips it
+            out[sql] = exc
+    return out
+
+
 def gold_rows(item: Item) -> list[list[Any]] | None:
     """The rows of the first gold alternative that runs, or None."""
-    from graphagents.sql import expand_gold_alternatives
-
-    for sql in expand_gold_alternatives(item.gold_sql):
-        try:
-            return [list(r) for r in _run(item.db_name, sql)]
-        except Exception:  # noqa: S112  a broken alternative: try the next one
-            continue
+    for rows in gold_alternatives(item).values():
+        if not isinstance(rows, Exception):
+            return [list(r) for r in rows]
     return None
 
 
-def matches_rows(item: Item, rows: list[tuple[Any, ...]]) -> bool:
-    from graphagents.sql import matches_gold
+def matches_rows(gold_sql: str, question: str, rows: list[tuple[Any, ...]],
+                 golds: Mapping[str, Sequence[tuple[Any, ...]] | Exception]) -> bool:
+    """Execution match of ``rows`` against the gold alternatives' rows (as ``eval text2sql``)."""
+    def run_gold(sql: str) -> Sequence[tuple[Any, ...]]:
+        found = golds.get(sql, KeyError(f"gold alternative not run: {sql[:80]}"))
+        if isinstance(found, Exception):
+            raise found
+        return found
 
     try:
-        return matches_gold(item.gold_sql, rows, lambda sql: list(_run(item.db_name, sql)), question=item.question)
+        return bool(_gold_comparison().matches_gold(gold_sql, rows, run_gold, question=question))
     except Exception:  # every gold alternative failed: the gold is broken, the answer is not right
         return False
+
+
+def table_matches(gold: Sequence[Sequence[str]], rows: Sequence[Sequence[Any]]) -> bool:
+    """A table answer against a gold table written as text: the same rows as a multiset, columns
+    in any order (extra answer columns allowed), numbers compared numerically."""
+    typed = [tuple(_number(str(v)) for v in row) for row in gold]
+    return bool(_gold_comparison().results_match(typed, [tuple(plain(v) for v in r) for r in rows], ordered=False))
 
 
 def gold_tables(item: Item) -> set[str]:
