@@ -58,23 +58,18 @@ def test_the_gold_plan_is_right_everywhere(oracle_run: Report) -> None:
 
 def test_wrong_plans_score_zero_and_the_scorer_is_a_measuring_stick(sample: Dataset, dataset: Path,
                                                                     oracle_run: Report) -> None:
-    minus_a_team = [dict(c.expected, teams=c.expected["teams"][:-1]) for c in sample.cases
-                    if len(c.expected["teams"]) > 1]
-    laws = [c for c in sample.cases if c.expected["teams"] == ["search"]]
-    other_articles = [dict(c.expected, required_citations=laws[(i + 1) % len(laws)].expected["required_citations"])
-                      for i, c in enumerate(laws)]
-    fewer = _run_with_labels(Dataset("m", tuple(c for c in sample.cases if len(c.expected["teams"]) > 1)), dataset,
-                             minus_a_team)
-    elsewhere = _run_with_labels(Dataset("l", tuple(laws)), dataset, other_articles)
+    minus_a_team = [dict(c.expected, teams=c.expected["teams"][:-1]) for c in sample.cases]
+    fewer = _run_with_labels(sample, dataset, minus_a_team)
     assert fewer.counts()["right"] == 0, [(r.case.id, r.output.details["ran"]) for r in fewer.results]
-    assert elsewhere.counts()["right"] == 0, [(r.case.id, r.output.details["cited"]) for r in elsewhere.results]
     assert fewer.metrics["plan_accuracy"] == 0.0  # plan_correct is measured, not assumed
-    silent = [_reply(r, "") for r in oracle_run.results]
+    single = [r for r in fewer.results if len(r.case.expected["teams"]) == 1]
+    assert all(r.status == "declined" for r in single)  # no team at all: it says what it can help with
+    laws = [r for r in oracle_run.results if r.case.expected.get("required_citations")]
+    elsewhere = [_reply(r, r.output.data["reply"], cited=[f"{a}의99" for a in r.output.data["cited"]]) for r in laws]
+    silent = [_reply(r, "") for r in laws]
     assert_measuring_stick(score, [*expect(oracle_run.results, "right"),
                                    *expect(fewer.results, ("partial", "wrong", "declined")),
-                                   *expect(elsewhere.results, ("partial", "wrong", "declined")),
-                                   *expect([s for s in silent if s.case.expected.get("required_citations")],
-                                           ("partial", "wrong"))])
+                                   *expect(elsewhere, "wrong"), *expect(silent, "declined")])
 
 
 def _reply(result: CaseResult, text: str, **data: Any) -> CaseResult:

@@ -191,7 +191,8 @@ def _start(ctx: EvalContext) -> Iterator[Any]:
         data.update(cited=cited, reply=reply.text, grounding=logs[-1].get("grounding") if logs else None,
                     iterations=max((int(e["iteration"]) for e in logs), default=0),
                     emergency=bool(state.get("emergency")))
-        return Output(cited, data, {"stop": logs[-1]["reason"] if logs else "", "intent": state.get("intent")},
+        return Output(reply.text, data, {"cited": cited, "stop": logs[-1]["reason"] if logs else "",
+                                         "intent": state.get("intent")},
                       (*usage, reply.usage), errors_of(reply.events))
 
     def cache_pair(case: Case) -> Output:
@@ -215,7 +216,7 @@ def _start(ctx: EvalContext) -> Iterator[Any]:
     def emergency(case: Case) -> Output:
         reply = agent.session(None, user_id="eval").send(str(case.input))
         flagged = bool(reply.state.get("emergency"))
-        return Output(flagged, {"flagged": flagged, "reply": reply.text}, {"reply": reply.text[:200]},
+        return Output(reply.text, {"flagged": flagged, "reply": reply.text}, {"notice": flagged},
                       (reply.usage,), errors_of(reply.events))
 
     runners = {"question": question, "cache": cache_pair, "emergency": emergency}

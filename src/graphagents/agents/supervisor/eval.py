@@ -13,7 +13,8 @@ that make it wrong). Then, in order: an error, or an ``answer_must_not`` match, 
 ``not_covered`` is ``right`` when said first (and every ``answer_must`` found), ``partial`` when
 said late, else ``wrong``. Otherwise the evidence is the required citations and the
 ``answer_must`` checks: all found and every labelled team run is ``right``, some found is
-``partial``, none found is ``declined`` when the reply declines and ``wrong`` when it does not.
+``partial``, none found is ``declined`` when the reply declines and cites nothing, and ``wrong``
+otherwise (other articles cited). An empty reply is ``declined``.
 A query with neither (a market question) is ``right`` when every labelled team ran and the reply
 does not decline (lenient, and said so in the note).
 """
@@ -41,7 +42,7 @@ ACK = ("데이터에 없", "시행령", "합성", "가상", "미포함", "확인
 DECLINE = re.compile(
     r"찾지 못했|조회하지 못했|계산하지 못했|계산할 수 없|답할 수 없|답하지 못|알 수 없|확인하지 못했|"
     r"데이터에 없|자료에 없|다루지 않|포함되어 있지 않|포함하지 않|범위 밖|범위를 벗어|도와드릴 수 없|"
-    r"not covered|cannot answer|not in the data", re.IGNORECASE)
+    r"만 도와드릴 수 있|not covered|cannot answer|not in the data", re.IGNORECASE)
 HEAD_CHARS = 400
 """How far into the reply a "not covered" statement still counts as said first."""
 
@@ -110,6 +111,8 @@ def score(case: Case, output: Output) -> Score:
         "checks_total": len(must), "external_acknowledged": any(w in reply for w in ACK) if ext else None}
     if output.error:
         return Score("wrong", metrics, f"error: {output.error}")
+    if not reply.strip():
+        return Score("declined", metrics, "an empty reply")
     bad = [p for p in label.get("answer_must_not") or [] if re.search(p, reply)]
     if bad:
         return Score("wrong", metrics, f"the reply contains {bad[0]!r}")
@@ -136,7 +139,7 @@ def score(case: Case, output: Output) -> Score:
         return Score("right", metrics, "every required citation and answer check found")
     if any(p > 0 for p in parts):
         return Score("partial", metrics, "; ".join(reasons[:3]))
-    if declines:
+    if declines and not cited:
         return Score("declined", metrics, "; ".join(reasons[:3]))
     return Score("wrong", metrics, "; ".join(reasons[:3]))
 
