@@ -106,12 +106,13 @@ def test_the_answer_checks_of_a_label() -> None:
     assert score(cited, _output("...", ran=("search",), error="boom")).status == "wrong"
 
 
-def test_the_eval_command_writes_the_report(tmp_path: Path, dataset: Path) -> None:
+def test_the_eval_command_writes_the_report(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
+    from graphagents.agents.supervisor.data import dev_queries_path
     from graphagents.cli.main import _mount_agent_commands, app
 
-    rows = [json.loads(line) for line in (dataset / "dev" / "queries.jsonl").read_text("utf-8").splitlines()[:3]]
+    rows = [json.loads(line) for line in dev_queries_path().read_text("utf-8").splitlines()[:3]]
     queries = tmp_path / "q.jsonl"
     queries.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
     _mount_agent_commands()

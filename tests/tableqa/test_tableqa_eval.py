@@ -159,7 +159,7 @@ def test_question_types() -> None:
 
 @pytest.mark.postgres
 def test_defog_oracle_through_postgres(defog_csv: Path, pg_admin_url: str) -> None:
-    from graphagents.agents.text2sql.evaluation import load_defog_database
+    from graphagents.sql import load_defog_database
 
     url = load_defog_database("geography", pg_admin_url)
     template = url.rsplit("/", 1)[0] + "/{db_name}"

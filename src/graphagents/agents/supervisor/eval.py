@@ -1,6 +1,6 @@
 """supervisor's evaluation: plans, team runs, statute citations and the reply, per labelled query.
 
-A query (the shared dev file's schema: ``id``, ``query``, ``teams``, ``search_scopes``,
+A query (the dev file's schema: ``id``, ``query``, ``teams``, ``search_scopes``,
 ``required_citations``, ``external_facts`` ...; docs/evaluation.md) runs in a fresh session. The
 figures: plan accuracy (the planned team set is the labelled one), run accuracy (the teams that
 ran, after orchestration added or skipped some), scope accuracy, citation recall and precision,
