@@ -58,7 +58,8 @@ class Report:
             for r in self.results:
                 if key in r.case.metadata:
                     values.setdefault(str(r.case.metadata[key]), []).append(r)
-            out[key] = {v: {"n": len(rs), **self.counts(rs)} for v, rs in sorted(values.items())}
+            if values:
+                out[key] = {v: {"n": len(rs), **self.counts(rs)} for v, rs in sorted(values.items())}
         return out
 
     def usage(self) -> dict[str, Any]:
