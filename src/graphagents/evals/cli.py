@@ -97,21 +97,25 @@ def _run(evaluation: Evaluation, kwargs: dict[str, Any], options: dict[str, Any]
     from .runner import run_evaluation
 
     tally = dict.fromkeys(STATUSES, 0)
-    with Progress(TextColumn(f"[bold]{evaluation.agent} eval"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), console=Console(stderr=True),
-                  transient=False) as progress:
-        task = progress.add_task("eval", total=None, tally="")
+    progress = Progress(TextColumn(f"[bold]{evaluation.agent} eval"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[tally]}"), TimeElapsedColumn(), console=Console(stderr=True))
+    task = progress.add_task("eval", total=None, tally="")
 
-        def start(dataset: Dataset) -> None:
-            progress.update(task, total=len(dataset))
+    def start(dataset: Dataset) -> None:  # shown once the cases are read: a bad dataset is one line
+        progress.update(task, total=len(dataset))
+        progress.start()
 
-        def tick(result: CaseResult) -> None:
-            tally[result.status] += 1
-            progress.update(task, advance=1, tally=" · ".join(f"{s} {n}" for s, n in tally.items()))
+    def tick(result: CaseResult) -> None:
+        tally[result.status] += 1
+        progress.update(task, advance=1, tally=" · ".join(f"{s} {n}" for s, n in tally.items()))
 
+    try:
         return run_evaluation(evaluation, kwargs["dataset"] or ["dev"], llm=kwargs["llm"], limit=kwargs["limit"],
                               jobs=kwargs["jobs"], timeout=kwargs["timeout"], options=options, models=models,
                               eval_options=eval_options, on_start=start, on_result=tick)
+    finally:
+        if progress.live.is_started:
+            progress.stop()
 
 
 def _show(report: Report, as_json: bool) -> None:
