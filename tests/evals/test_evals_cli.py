@@ -29,17 +29,17 @@ def _app(tmp_path: Path) -> typer.Typer:
 def test_the_command_takes_the_common_flags_and_the_evaluations_own(tmp_path: Path) -> None:
     result = runner.invoke(_app(tmp_path), ["toy", "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    for flag in (*COMMON_FLAGS, "--offset", "--only-kind"):
+    for flag in (*COMMON_FLAGS, "--offset", "--only-kind", "--strict"):
         assert flag in result.output, flag
 
 
 def test_the_command_runs_and_writes_the_report(tmp_path: Path) -> None:
     out = tmp_path / "r"
     result = runner.invoke(_app(tmp_path), ["toy", "--report", str(out), "--offset", "1", "--limit", "1",
-                                            "--jobs", "2", "--timeout", "30"])
+                                            "--jobs", "2", "--timeout", "30", "--strict"])
     assert result.exit_code == 0, result.output
     data = json.loads((out / "report.json").read_text("utf-8"))
-    assert (data["n"], data["wrong"], data["options"]["offset"]) == (2, 2, 1)
+    assert (data["n"], data["wrong"], data["options"]["offset"], data["options"]["strict"]) == (2, 2, 1, True)
     assert "wrong" in result.output and "report:" in result.output
     assert (out / "report.md").read_text("utf-8").startswith("# toy evaluation: dev (offline)")
 

@@ -44,6 +44,7 @@ class ToyOptions(BaseModel):
 
     offset: int = 0
     only_kind: str | None = None
+    strict: bool = False
 
 
 def load(source: Source) -> list[Case]:
