@@ -19,6 +19,7 @@ import sqlglot
 from .assemble import assemble
 from .build import render
 from .catalog import Catalog, ColumnWords
+from .counted import count_problems
 from .cues import find_cues
 from .joins import dedupe_fan_out, prefer_named_paths
 from .lexicon import STOP_EN
@@ -26,6 +27,7 @@ from .link import ColumnRef, Linker, Piece, TableRef, Unknown, ValueRef, link_te
 from .meaning import unexpressed
 from .parse import Frame, parse_question
 from .plan import CannotAnswer, Planner
+from .predicates import unplaced_predicates
 from .result import ComposeContext, ComposeResult, ValueLink, confidence_line
 from .roles import Roles, assign_roles
 from .sanity import contradictions
@@ -76,7 +78,8 @@ def compose(question: str, ctx: ComposeContext) -> ComposeResult:
         dedupe_fan_out(planner, plan)
         sql = render(plan, catalog, ctx.dialect)
         tree = sqlglot.parse_one(sql, read=_read_dialect(ctx.dialect))
-        problems = unexpressed(planner, tree) + contradictions(planner, tree)
+        problems = unexpressed(planner, tree) + contradictions(planner, tree) + count_problems(planner, tree)
+        problems += unplaced_predicates(planner)
         if problems:
             first = problems[0]
             raise CannotAnswer(first.ko, first.en)

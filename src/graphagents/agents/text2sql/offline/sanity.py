@@ -28,6 +28,7 @@ def contradictions(p: Planner, tree: exp.Expr) -> list[Problem]:
             out += _exclusive_equalities(where.this)
     out += _key_arithmetic(p, tree)
     out += _dropped_tables(p, tree)
+    out += _dropped_columns(p, tree)
     out += _unplaced_modifiers(p)
     return out
 
@@ -64,6 +65,25 @@ def _dropped_tables(p: Planner, tree: exp.Expr) -> list[Problem]:
             return [Problem(f"'{ref.text}' ({ref.table} 테이블)를 질문에서 말했지만 SQL에 반영하지 못했습니다.",
                             f"the question names {ref.text!r} (table {ref.table}), but the SQL I could build "
                             "does not use it.")]
+    return []
+
+
+def _dropped_columns(p: Planner, tree: exp.Expr) -> list[Problem]:
+    read = {(c.table, c.name) for c in tree.find_all(exp.Column)} | {("", c.name) for c in tree.find_all(exp.Column)}
+    pieces = p.roles.pieces
+    for ref in p.roles.columns:
+        if not p.roles.free(ref):
+            continue
+        i = pieces.index(ref)
+        beside = [pieces[j] for j in (i - 1, i + 1) if 0 <= j < len(pieces)]
+        if any(isinstance(q, ValueRef) for q in beside):
+            continue
+        if any((t, n) in read or ("", n) in read for t, n, _ in ref.candidates):
+            continue
+        t, n, _ = ref.candidates[0]
+        return [Problem(f"'{ref.text}' ({t}.{n} 컬럼)를 질문에서 말했지만 SQL에 반영하지 못했습니다.",
+                        f"the question names {ref.text!r} (column {t}.{n}), but the SQL I could build "
+                        "does not use it.")]
     return []
 
 
