@@ -133,3 +133,13 @@ def test_a_bare_name_counts_only_when_a_name_was_asked() -> None:
 )
 def test_words_that_only_look_like_names(text: str) -> None:
     assert extract_person_name(text, expected=True) is None
+
+
+def test_hangul_glued_to_a_number_is_its_ending_not_a_name() -> None:
+    """Issue 23: "...-4126이에요" after "아니 그게 아니라" was read as the name 이에."""
+    from graphagents.korean import extract_person_name
+
+    text = "번호는 010-9109-4133 아니 그게 아니라 010-9109-4126이에요"
+    assert extract_person_name(text) is None
+    assert extract_person_name(text, expected=True) is None
+    assert extract_person_name("아니 그게 아니라 김민준이에요") == "김민준"

@@ -218,9 +218,11 @@ def extract_person_name(text: str, *, expected: bool = False) -> str | None:
     """The (corrected) person name in ``text``, or None; words like 네/수정/번호 are never names.
 
     ``expected`` says the question just asked was for the name, so a bare "길은호" is an answer."""
-    blanked = _blank_spans(normalize(text))
+    norm = normalize(text)
+    blanked = _blank_spans(norm)
     found = _kiwi_candidates(blanked) + _frame_candidates(blanked) + _word_candidates(blanked, expected)
-    accepted = [c for c in found if c.evidence]
+    # Hangul glued to a number is its ending, never a name: "010-...-4126이에요" (이에), "5833이요".
+    accepted = [c for c in found if c.evidence and not (c.start and norm[c.start - 1].isdigit())]
     # Where a Kiwi run and a frame overlap, the longer reading is the name ("하늘" vs "정하늘").
     kept = [
         c for c in accepted

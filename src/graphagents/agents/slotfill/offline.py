@@ -221,8 +221,8 @@ def _extremes(text: str, keys: list[str], sc: Scenario, found: dict[str, Any]) -
     c, low = compact(text), normalize(text)
     most = bool(_MOST.search(c) or _MOST_EN.search(low))
     least = bool(_LEAST.search(c) or _LEAST_EN.search(low))
-    if most == least or not keys:
-        return
+    if most == least or not keys or find_amounts(text):
+        return  # "하루 한도는 최대로 5억으로": 최대 describes the amount said, and sets no other slot
     named = [k for k in mentioned_fields(text, keys, sc)] or keys
     for key in named:
         rule = sc.slots[key].validation

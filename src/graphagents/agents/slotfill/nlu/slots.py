@@ -42,7 +42,12 @@ _EXCEPT_AFTER = re.compile(r"^\s*(?:은|는)?\s*(?:만)?\s*(?:빼고|말고|제�
 _ALL_WORDS = re.compile(r"다|모두|전부|둘다|셋다|나머지|다른건|다른거|전체|싹다|모든")
 # A self-correction between two values of one slot: "삼백만... 아니 오백만원", "010-1111-2222 아니
 # 010-3333-4444", "300만원 말고 500만원". "아니면" (or) is an alternative, not a correction.
-_SELF_CORRECTION = re.compile(r"아니(?!면)|말고|말구|정정|대신|잘못\s*말|아\s*참|아차")
+# "잠깐(만)", "다시 말할게요", "정확히는" between two values take the first one back as surely as "아니".
+_SELF_CORRECTION = re.compile(
+    r"아니(?!면)|말고|말구|정정|대신|잘못\s*말|아\s*참|아차|잠깐|잠시만|다시\s*말|정확히는|고쳐\s*말|아\s*맞다"
+)
+# A phone group said alone after a correction: "010-5841-5836 아니 5833이에요" (no "뒷자리" before it).
+_GROUP_AFTER_REPAIR = re.compile(r"^\D*?(?:" + _SELF_CORRECTION.pattern + r")\D*?(?<!\d)(\d{3,4})(?![\d-])\D*$")
 _TEXT_TRIM = re.compile(r"^(?:은|는|이|가|을|를|:|=)?\s*|\s*(?:입니다|이에요|예요|에요|이요|요)?[.!?\s]*$")
 
 
@@ -109,7 +114,10 @@ def meant_phone(text: str, current: str | None = None) -> str | None:
     parts = find_phone_parts(text)
     kept = [full[i] for i in retract_corrected(text, [(m.start, m.end) for m in full])]
     if not parts:
-        return kept[0].number if len(kept) == 1 else (full[0].number if full else None)
+        if len(kept) != 1:
+            return None  # two numbers and no word that takes one back: which one is meant is not said
+        repaired = _group_repair(text, kept[0].end, kept[0].number)
+        return kept[0].number if repaired is None else (repaired or None)
     last = parts[-1]
     before = [m.number for m in full if m.end <= last.start]
     base = before[-1] if before else current
@@ -117,6 +125,26 @@ def meant_phone(text: str, current: str | None = None) -> str | None:
     if changed is not None:
         return changed
     return kept[0].number if len(kept) == 1 else None
+
+
+def _group_repair(text: str, end: int, number: str) -> str | None:
+    """The number after a group said alone in a correction: "010-5841-5836 아니 5833" -> 010-5841-5833.
+
+    The group replaces the one it is closest to (at most two digits differ). None when no group
+    follows; "" when one follows but matches no group, or the middle and the last group equally:
+    the caller then proposes nothing and the number is asked for again."""
+    m = _GROUP_AFTER_REPAIR.match(text[end:])
+    if m is None:
+        return None
+    said = m.group(1)
+    groups = number.split("-")
+    distance = {i: sum(a != b for a, b in zip(groups[i], said, strict=True))
+                for i in (1, 2) if len(groups[i]) == len(said)}
+    close = sorted((d, i) for i, d in distance.items() if d <= 2)
+    if not close or (len(close) > 1 and close[0][0] == close[1][0]):
+        return ""  # no group like it, or two equally like it
+    groups[close[0][1]] = said
+    return "-".join(groups)
 
 
 def _meant_amounts(text: str, cues: Sequence[tuple[int, int]] = ()) -> list[AmountMatch]:
@@ -177,20 +205,26 @@ def _assign_amounts(text: str, specs: list[SlotSpec], out: dict[str, SlotValue])
     cue_spans = [c for c in cue_spans if len(keys_at[(c[0], c[1])]) == 1]
     amounts = _meant_amounts(text, [(s, e) for s, e, _ in cue_spans])
     unassigned = []
+    found: dict[str, list[int]] = {}
     for i, amount in enumerate(amounts):
         prev_end = amounts[i - 1].end if i else 0
         next_start = amounts[i + 1].start if i + 1 < len(amounts) else len(text)
         before = [c for c in cue_spans if prev_end <= c[0] and c[1] <= amount.start]
         after = [c for c in cue_spans if amount.end <= c[0] and c[1] <= next_start]
         if before:
-            out[max(before, key=lambda c: c[1])[2]] = amount.value
+            found.setdefault(max(before, key=lambda c: c[1])[2], []).append(amount.value)
         elif after:
-            out[min(after, key=lambda c: c[0])[2]] = amount.value
+            found.setdefault(min(after, key=lambda c: c[0])[2], []).append(amount.value)
         else:
             unassigned.append(amount.value)
     for spec in specs:
-        if unassigned and spec.key not in out:
-            out[spec.key] = unassigned.pop(0)
+        if unassigned and spec.key not in found:
+            found[spec.key] = [unassigned.pop(0)]
+    if unassigned or any(len(values) > 1 for values in found.values()):
+        # More amounts than places for them, with no word that takes one back ("1회 100만원이요 음
+        # 50만원이요 하루 5억"): any choice could be a number the user did not mean, so none is made.
+        return
+    out.update({key: values[0] for key, values in found.items()})
 
 
 def _assign_booleans(text: str, specs: list[SlotSpec], out: dict[str, SlotValue], others_found: bool) -> None:
@@ -209,11 +243,23 @@ def _assign_booleans(text: str, specs: list[SlotSpec], out: dict[str, SlotValue]
                 return answer == "yes"
         return None
 
+    starts = sorted(start for spans in mentions.values() for start, _ in spans)
+
+    def own_answer(end: int) -> bool | None:
+        """Korean puts the verb after its item: "중요거래 알림은 안 할래요 출금 알림은 받을게요" gives
+        출금 알림 the words up to the next item, not the first answer of a run-on sentence."""
+        clause_end = next((b for a, b in clauses if a <= end < b), len(text))
+        stop = min(next((s for s in starts if s >= end), len(text)), clause_end)
+        answer = item_yes_no(_without_labels(text[end:stop], all_labels))
+        return None if answer is None else answer == "yes"
+
     excepted = []
     for spec in specs:
         for start, end in mentions[spec.key]:
             index = next((i for i, (a, b) in enumerate(clauses) if a <= start < b), None)
-            value = answer_from(index) if index is not None else None
+            value = own_answer(end) if len(starts) > 1 else None
+            if value is None:
+                value = answer_from(index) if index is not None else None
             if value is not None and _EXCEPT_AFTER.match(text[end:]):
                 excepted.append((spec.key, value))
             elif value is not None:
@@ -258,8 +304,11 @@ def extract_slots(text: str, wanted: Sequence[SlotSpec], current: Mapping[str, S
             number = meant_phone(text, current.get(spec.key))  # type: ignore[arg-type]
             if number is not None:
                 out[spec.key] = number
-        elif phones:
-            out[spec.key] = phones.pop(0)
+        elif len(phones) == 1:
+            number = meant_phone(text, current.get(spec.key))  # type: ignore[arg-type]
+            if number is not None:
+                out[spec.key] = number
+            phones.clear()
     for spec in by_type.get("person_name", [])[:1]:
         name = extract_person_name(text, expected=spec.key in asked)
         if name is not None:
