@@ -105,8 +105,11 @@ def test_eval_command_filters_by_category_and_reads_the_heldout_set() -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout.strip().splitlines()[-1])
     assert data["n"] >= 5 and set(data["groups"]["category"]) == {"join"} and data["right"] == data["n"]
-    heldout = resolve_dataset(EVALUATION, "heldout")
+    heldout = resolve_dataset(EVALUATION, "heldout-demo")
     assert len(heldout) >= 30 and heldout.cases[0].id.startswith("questions_heldout:")
+    defog_heldout = resolve_dataset(EVALUATION, "heldout")
+    assert len(defog_heldout) == 104 and defog_heldout.cases[0].id.startswith("heldout_questions:")
+    assert {c.metadata["db_name"] for c in defog_heldout.cases} == {"restaurants", "scholar", "yelp"}
 
 
 def test_questions_for_other_databases_need_a_db() -> None:

@@ -7,8 +7,10 @@ are compared with the gold rows the way defog sql-eval and Spider/BIRD do (``gra
 The confidence the reply stated (``offline.result.confidence_line``) is kept with each result.
 
 Datasets (defog sql-eval's CSV layout, docs/evaluation.md): ``dev`` (the demo questions),
-``heldout`` (questions written by someone who had not read the composer), ``dev2``, ``en`` and
-``defog-dev`` (needs ``--db`` with ``{db_name}`` or ``--load-defog``).
+``heldout`` (104 questions over the defog databases the dev set does not use, frozen before tuning;
+needs ``--db`` with ``{db_name}`` or ``--load-defog``), ``heldout-demo`` (demo questions written by
+someone who had not read the composer), ``dev2``, ``en`` and ``defog-dev`` (needs ``--db`` or
+``--load-defog`` too).
 """
 
 from __future__ import annotations
@@ -38,9 +40,14 @@ def _demo_file(name: str) -> Path:
     return demo_questions_path().with_name(name)
 
 
+def _heldout_file() -> Path:
+    return Path(__file__).with_name("evaldata") / "heldout_questions.csv"
+
+
 DATASETS: dict[str, Callable[[], Sequence[Source]]] = {
     "dev": lambda: [_demo_file("questions.csv")],
-    "heldout": lambda: [_demo_file("questions_heldout.csv")],
+    "heldout": lambda: [_heldout_file()],
+    "heldout-demo": lambda: [_demo_file("questions_heldout.csv")],
     "dev2": lambda: [_demo_file("questions_dev2.csv")],
     "en": lambda: [_demo_file("questions_en.csv")],
     "defog-dev": lambda: [defog_dev_questions()],
