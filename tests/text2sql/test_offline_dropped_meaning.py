@@ -16,10 +16,9 @@ from pathlib import Path
 import pytest
 from t2s_helpers import rows as _rows
 
-from graphagents.agents.text2sql.db import Database, open_database
-from graphagents.agents.text2sql.evaluation import matches_gold
 from graphagents.agents.text2sql.offline import ComposeContext, compose
 from graphagents.agents.text2sql.schema import load_schema_graph
+from graphagents.sql import Database, matches_gold, open_database
 
 SCHEMA = """
 CREATE TABLE shop (shop_id INTEGER PRIMARY KEY, name TEXT, city TEXT, is_open INTEGER, rating REAL);
