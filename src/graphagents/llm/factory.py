@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
 OFFLINE = "offline"
+LOCAL = "local"
+"""llama.cpp in this process (``llm/local.py``): ``local`` = the bundled model, ``local:<file.gguf>``."""
 
 ALLOW_MODEL_REQUESTS = True
 """Set to False (the test suite does) to refuse building any real provider's model."""
@@ -80,6 +82,8 @@ def load_chat_model(spec: str | BaseChatModel | None, **kwargs: Any) -> BaseChat
     if not isinstance(spec, str):
         return spec
     provider_name, sep, model = spec.partition(":")
+    if provider_name == LOCAL:
+        return _local(spec, model, **kwargs)
     if provider_name == "openai-compatible" and sep:
         provider, model_kwargs = _openai_compatible(model)
         key_needed: tuple[str, ...] = ()
@@ -88,7 +92,8 @@ def load_chat_model(spec: str | BaseChatModel | None, **kwargs: Any) -> BaseChat
         model_kwargs = provider.kwargs(model)
         key_needed = provider.key_vars
     else:
-        known = ", ".join([OFFLINE, *(f"{p}:<model>" for p in PROVIDERS), "openai-compatible:<url>#<model>"])
+        known = ", ".join([OFFLINE, *(f"{p}:<model>" for p in PROVIDERS), "openai-compatible:<url>#<model>",
+                           LOCAL, f"{LOCAL}:<file.gguf>"])
         raise UnknownProviderError(f"unknown model {spec!r}; use one of: {known}")
     try:
         module = import_module(provider.module)
@@ -104,3 +109,14 @@ def load_chat_model(spec: str | BaseChatModel | None, **kwargs: Any) -> BaseChat
         )
     cls = getattr(module, provider.cls)
     return cls(**model_kwargs, **kwargs)  # type: ignore[no-any-return]
+
+
+def _local(spec: str, path: str, **kwargs: Any) -> BaseChatModel:
+    from .local import load_local_model
+
+    model = load_local_model(path, **kwargs)  # one-line errors: runtime or parts missing, file refused
+    if not ALLOW_MODEL_REQUESTS:
+        raise ModelRequestsBlocked(
+            f"real model requests are disabled here (tests); use ScriptedChatModel instead of {spec!r}"
+        )
+    return model

@@ -13,7 +13,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import TypeAdapter, ValidationError
 
 from ..errors import ModelOutputError
@@ -107,6 +107,14 @@ def repair_messages(messages: list[BaseMessage], answer: str, problem: str, sche
     return [*messages, HumanMessage(content=answer[:MAX_OUTPUT_CHARS]), repair]
 
 
+def constrained(model: BaseChatModel, schema: Any) -> Runnable[Any, BaseMessage]:
+    """The model told the answer's JSON schema, when it can decode under one (``local``'s grammars)."""
+    bind = getattr(model, "bind_json_schema", None)
+    if not callable(bind):
+        return model
+    return bind(_adapter(schema).json_schema() if schema is not None else None)  # type: ignore[no-any-return]
+
+
 def invoke_json(
     model: BaseChatModel, messages: list[BaseMessage], schema: Any = None, *, config: RunnableConfig | None = None
 ) -> Any:
@@ -115,12 +123,13 @@ def invoke_json(
     Raises ModelOutputError when the second answer is still unusable. Most callers want
     :func:`graphagents.llm.ask_json`, which returns a fallback instead.
     """
-    answer = content_text(model.invoke(messages, config=config).content)
+    asked = constrained(model, schema)
+    answer = content_text(asked.invoke(messages, config=config).content)
     try:
         return check_json(answer, schema)
     except (ValueError, ValidationError) as exc:
         problem = one_line(exc)
-    second = content_text(model.invoke(repair_messages(messages, answer, problem, schema), config=config).content)
+    second = content_text(asked.invoke(repair_messages(messages, answer, problem, schema), config=config).content)
     try:
         return check_json(second, schema)
     except (ValueError, ValidationError) as exc:
@@ -131,13 +140,14 @@ async def ainvoke_json(
     model: BaseChatModel, messages: list[BaseMessage], schema: Any = None, *, config: RunnableConfig | None = None
 ) -> Any:
     """The async twin of :func:`invoke_json`."""
-    answer = content_text((await model.ainvoke(messages, config=config)).content)
+    asked = constrained(model, schema)
+    answer = content_text((await asked.ainvoke(messages, config=config)).content)
     try:
         return check_json(answer, schema)
     except (ValueError, ValidationError) as exc:
         problem = one_line(exc)
     retry = repair_messages(messages, answer, problem, schema)
-    second = content_text((await model.ainvoke(retry, config=config)).content)
+    second = content_text((await asked.ainvoke(retry, config=config)).content)
     try:
         return check_json(second, schema)
     except (ValueError, ValidationError) as exc:
