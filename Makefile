@@ -14,7 +14,7 @@ LG_VENV  := .venv-langgraph
 LG_STAMP := $(LG_VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 LG_PINS  := "langgraph-cli[inmem]==0.4.40" "langgraph-api==0.16.7"
 
-.PHONY: run test lint typecheck bench eval demo clean langgraph-check
+.PHONY: run test test-local lint typecheck bench eval demo clean langgraph-check
 
 $(STAMP): pyproject.toml
 	@test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,18 @@ run: $(STAMP)  ## start the server and web page on http://127.0.0.1:8000 (offlin
 
 test: $(STAMP) lint typecheck  ## lint, type check and the whole test suite
 	$(BIN)/pytest -n $(TEST_PROCS)
+
+# The local model (llama.cpp + a 1.1 GB GGUF): llama-cpp-python builds from its sdist, for any x86-64
+# with AVX2 (not -march=native: a cached wheel must not carry this machine's AVX-512 to another one)
+LOCAL_STAMP := $(VENV)/.local-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+LOCAL_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+
+$(LOCAL_STAMP): $(STAMP)
+	CMAKE_ARGS="$(LOCAL_CMAKE)" $(BIN)/python -m pip install -q -e '.[dev,local]'
+	@rm -f $(VENV)/.local-* && touch $@
+
+test-local: $(LOCAL_STAMP)  ## the tests that run the real local model (pytest -m local)
+	$(BIN)/pytest -m local -n 0
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests $(wildcard bench scripts)

