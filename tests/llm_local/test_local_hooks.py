@@ -18,6 +18,7 @@ from gguf_fixture import gguf_bytes  # noqa: E402
 from graphagents.errors import MissingExtraError, ModelRequestsBlocked, ModelSetupError, UnknownProviderError  # noqa: E402
 from graphagents.llm import aask_json, ask_json, load_chat_model  # noqa: E402
 from graphagents.llm import local as local_provider  # noqa: E402
+from graphagents.llm.local import grammar_schema  # noqa: E402
 from graphagents.llm.scripted import ScriptedChatModel  # noqa: E402
 from graphagents.settings import get_settings  # noqa: E402
 
@@ -112,3 +113,14 @@ def test_knobs_come_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_pa
     monkeypatch.setenv("GRAPHAGENTS_LOCAL_MAX_TOKENS", "64")
     model = local_provider.load_local_model(str(path), temperature=0.5)
     assert (model.n_ctx, model.max_tokens, model.temperature, model.model_path) == (2048, 64, 0.5, str(path))
+
+
+def test_unconstrained_values_become_any_value_and_the_rest_is_kept() -> None:
+    schema = {"type": "object", "properties": {"v": {"default": None, "title": "V"}, "n": {"type": "integer"},
+                                               "d": {"type": "object", "additionalProperties": {}}},
+              "$defs": {"X": {}}, "title": "T"}
+    assert grammar_schema(schema) == {
+        "type": "object", "properties": {"v": {"type": "value"}, "n": {"type": "integer"},
+                                         "d": {"type": "object", "additionalProperties": {"type": "value"}}},
+        "$defs": {"X": {"type": "value"}}, "title": "T"}
+    assert list(grammar_schema({"properties": {"b": {"type": "string"}, "a": {}}})["properties"]) == ["b", "a"]

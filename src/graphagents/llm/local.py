@@ -87,7 +87,7 @@ class _Runtime:
         from llama_cpp import LlamaGrammar
         from llama_cpp.llama_grammar import JSON_GBNF
 
-        key = json.dumps(schema, sort_keys=True)
+        key = json.dumps(grammar_schema(schema))  # property order kept: prompts rely on it
         if key not in self.grammars:
             try:
                 self.grammars[key] = LlamaGrammar.from_json_schema(key, verbose=False)
@@ -95,6 +95,31 @@ class _Runtime:
                 log.warning("JSON schema not convertible to a grammar (%s); any JSON value allowed", exc)
                 self.grammars[key] = LlamaGrammar.from_string(JSON_GBNF, verbose=False)
         return self.grammars[key]
+
+
+_STRUCTURAL = frozenset({"type", "$ref", "anyOf", "oneOf", "allOf", "const", "enum", "properties", "items",
+                         "prefixItems", "additionalProperties", "pattern"})
+
+
+def grammar_schema(schema: Any) -> Any:
+    """``schema`` as llama-cpp-python's converter reads it: an unconstrained value (pydantic's ``Any``,
+    ``{}`` or a schema of annotations only) becomes ``{"type": "value"}``, its "any JSON value" rule
+    (it would otherwise read ``{}`` as "an object" and refuse ``{"default": null}``)."""
+    if not isinstance(schema, dict):
+        return schema
+    if not _STRUCTURAL & schema.keys():
+        return {"type": "value"}
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            out[key] = {name: grammar_schema(sub) for name, sub in value.items()}
+        elif key in ("items", "additionalProperties") and isinstance(value, dict):
+            out[key] = grammar_schema(value)
+        elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
+            out[key] = [grammar_schema(sub) for sub in value]
+        else:
+            out[key] = value
+    return out
 
 
 _LOADED: dict[tuple[str, int, int], _Runtime] = {}
