@@ -46,6 +46,11 @@ def run(rows: list[dict[str, Any]], llm: str) -> list[dict[str, Any]]:
                     "seconds": round(seconds, 2), "calls": recorder.model_calls - before[0],
                     "input_tokens": recorder.input_tokens - before[1],
                     "output_tokens": recorder.output_tokens - before[2]})
+        if model is not None:
+            r = out[-1]
+            print(f"  [{len(out)}/{len(rows)}] {r['outcome']} calls={r['calls']} tokens={r['input_tokens']}+"
+                  f"{r['output_tokens']} {seconds:.1f}s {row['text']!r} expected {row['intent']}, got {r['got']}",
+                  flush=True)
     return out
 
 
