@@ -21,6 +21,7 @@ Why a chat model of our own over ``Llama.create_completion`` rather than a LangC
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
@@ -124,6 +125,15 @@ def grammar_schema(schema: Any) -> Any:
 
 _LOADED: dict[tuple[str, int, int], _Runtime] = {}
 _LOADING = threading.Lock()
+
+
+@atexit.register
+def _close_all() -> None:
+    """Free the models before interpreter teardown, when llama-cpp-python's ``__del__`` would fail noisily."""
+    with _LOADING:
+        for rt in _LOADED.values():
+            rt.llama.close()
+        _LOADED.clear()
 
 
 def load_runtime(path: str, n_ctx: int, threads: int) -> _Runtime:
