@@ -53,10 +53,14 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
     redone = next((c["result"] for c in (analysis or {}).get("computations") or [] if c["kind"] == "loan"), None)
     if redone is not None:  # analysis recomputed the loan at the market price: that one is the answer
         loans = redone
-    cited: list[str] = [h["id"] for h in hits if h.get("relevant")][:MAX_LAW_CITATIONS]
+    # Every article the question or the plan names is cited (a gold plan naming five loses none); found
+    # articles fill the rest up to the cap.
+    named = [h["id"] for h in hits if h.get("match") == "named"]
+    found = [h["id"] for h in hits if h.get("relevant") and h.get("match") != "named"]
+    cited: list[str] = named + found[:max(0, MAX_LAW_CITATIONS - len(named))]
     for source in ((analysis or {}).get("computations") or []):
-        cited += [a for a in source.get("articles", []) if a not in cited]
-    cited += [a for a in (document or {}).get("articles", []) if a not in cited]
+        cited += [a for a in dict.fromkeys(source.get("articles", [])) if a not in cited]
+    cited += [a for a in dict.fromkeys((document or {}).get("articles", [])) if a not in cited]
     by_id = {h["id"]: h for h in hits}
     citations = []
     for aid in cited:
