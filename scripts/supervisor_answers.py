@@ -34,6 +34,15 @@ def sets(choice: str, queries: str | None) -> list[tuple[str, Path]]:
     return {"dev": [dev], "heldout": [held], "both": [dev, held]}[choice]
 
 
+def seen_text(reply: Any) -> str:
+    """What the user reads: the reply and any document draft shown with it (the page and the CLI
+    render the draft artifact below the reply)."""
+    items = [a if isinstance(a, dict) else {"kind": getattr(a, "kind", ""), "text": getattr(a, "text", "")}
+             for a in reply.artifacts]
+    drafts = [str(a.get("text", "")) for a in items if a.get("kind") == "document"]
+    return "\n\n".join([reply.text, *drafts])
+
+
 def run(labels: list[dict[str, Any]], llm: str) -> list[dict[str, Any]]:
     from graphagents.runtime import Agent
 
@@ -56,12 +65,13 @@ def run(labels: list[dict[str, Any]], llm: str) -> list[dict[str, Any]]:
         cited = list(state.get("citations") or [])
         ran = list(dict.fromkeys(state.get("completed_teams") or []))
         planned = [t["team"] for t in (state.get("plan") or {}).get("teams") or []]
-        j = judge(label, reply.text, cited, ran=ran, error=errors)
+        shown = seen_text(reply)
+        j = judge(label, shown, cited, ran=ran, error=errors)
         out.append({"id": label.get("id"), "query": label["query"], "verdict": j.verdict, "reasons": list(j.reasons),
                     "required": list(label.get("required_citations") or []), "cited": cited,
                     "citation_recall": j.citation_recall, "planned": planned, "ran": ran,
                     "labels": sorted(label.get("teams") or []), "plan_correct": set(planned) == set(label["teams"]),
-                    "seconds": round(time.perf_counter() - start, 2), "reply": reply.text})
+                    "seconds": round(time.perf_counter() - start, 2), "reply": shown})
         print(f"{j.verdict:8} {label.get('id')} {'; '.join(j.reasons)[:150]}", file=sys.stderr)
     return out
 

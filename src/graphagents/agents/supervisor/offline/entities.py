@@ -9,13 +9,13 @@ how a spoken size maps onto the 전용면적 the data holds.
 from __future__ import annotations
 
 import re
-from datetime import date
 from typing import Any
 
-from graphagents.korean import PYEONG_M2, find_amounts, parse_area
+from graphagents.korean import PYEONG_M2, find_amounts, find_dates, parse_area
 
 from ..tools.loan_rules import SEOUL_GU
 from .lexicon import normalise
+from .parties import extract_parties
 
 # Neighbourhoods people name instead of the 구 (the data and the loan rules are per 구).
 _AREA_NAMES: dict[str, str] = {
@@ -45,7 +45,6 @@ EXCLUSIVE_PER_PYEONG = PYEONG_M2 * 0.755
 """전용면적 per 평형 (공급면적 평): the "84㎡ = 34평형" convention (전용률 about 75.5%)."""
 _TOLERANCE = 0.05
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(%|퍼센트|프로)")
-_DATE = re.compile(r"(20\d{2})\s*[년.\-/]\s*(\d{1,2})\s*[월.\-/]\s*(\d{1,2})\s*일?")
 _LEFT = re.compile(r"(\d+|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(개월|달)\s*(정도\s*)?남")
 _KOREAN_COUNT = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "열": 10}
 _MONTHS = re.compile(r"최근\s*(\d+)\s*(개월|달)|최근\s*(1|한)\s*년")
@@ -120,14 +119,10 @@ def extract_entities(query: str) -> dict[str, Any]:
     percents = [float(m.group(1)) for m in _PERCENT.finditer(text)]
     if percents:
         out["percents"] = percents
-    dates = []
-    for m in _DATE.finditer(text):
-        try:
-            dates.append(date(int(m.group(1)), int(m.group(2)), int(m.group(3))).isoformat())
-        except ValueError:
-            continue
+    dates = [d.value.isoformat() for d in find_dates(text) if d.value is not None]
     if dates:
         out["dates"] = dates
+    out.update(extract_parties(query))  # names, address and the role of each date, for documents
     if m := _MONTHS.search(text):
         out["months"] = int(m.group(1)) if m.group(1) else 12
     if m := _LEFT.search(text):
