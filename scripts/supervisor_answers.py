@@ -44,9 +44,8 @@ def seen_text(reply: Any) -> str:
 
 
 def run(labels: list[dict[str, Any]], llm: str) -> list[dict[str, Any]]:
-    from graphagents.runtime import Agent
-
     from graphagents.agents.supervisor.spec import SPEC
+    from graphagents.runtime import Agent
 
     model: Any = llm
     roles: dict[str, Any] = {}

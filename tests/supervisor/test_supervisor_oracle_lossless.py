@@ -24,8 +24,8 @@ def _labels(articles: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         {"id": "en", "query": "Can my landlord refuse to renew my lease?", "teams": ["search"],
          "search_scopes": ["laws"], "required_citations": ["주임법:제6조의3"]},
-        {"id": "five", "query": "임대차 관련해서 궁금한 게 여러 가지 있어요", "teams": ["search"], "search_scopes": ["laws"],
-         "required_citations": pick[:5]},
+        {"id": "five", "query": "임대차 관련해서 궁금한 게 여러 가지 있어요", "teams": ["search"],
+         "search_scopes": ["laws"], "required_citations": pick[:5]},
         {"id": "nine", "query": "이 조문들을 모두 정리해 주세요 (아홉 개)", "teams": ["search", "document"],
          "search_scopes": ["laws"], "required_citations": pick[5:14]},
         {"id": "market", "query": "강남구 아파트 시세와 관련 법도 알려줘", "teams": ["search", "analysis"],

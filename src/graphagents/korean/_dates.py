@@ -58,14 +58,14 @@ def find_dates(text: str) -> list[DateMatch]:
     found: list[DateMatch] = []
     taken: list[tuple[int, int]] = []
     for m in _NUMERIC.finditer(text):
-        year, month, day = int(m.group("y")), int(m.group("m")), int(m.group("d"))
-        if _valid(year, month, day):
-            found.append(DateMatch(year, month, day, m.start(), m.end()))
+        y, mo, d = int(m.group("y")), int(m.group("m")), int(m.group("d"))
+        if _valid(y, mo, d):
+            found.append(DateMatch(y, mo, d, m.start(), m.end()))
             taken.append((m.start(), m.end()))
     for m in _WORDS.finditer(text):
         if any(s < m.end() and m.start() < e for s, e in taken):
             continue
-        year = int(m.group("y")) if m.group("y") else None
+        year: int | None = int(m.group("y")) if m.group("y") else None
         if year is not None and year < 100:
             year += 2000
         month = int(m.group("m"))

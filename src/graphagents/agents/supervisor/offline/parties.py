@@ -18,7 +18,8 @@ from graphagents.korean import find_addresses, find_dates, find_person_names, no
 _LANDLORD = r"임대인|집\s?주인|건물주|주인\s?(?:아저씨|아주머니|분)|피신청인|수신인?|받는\s?사람"
 _TENANT = r"임차인|세입자|신청인|발신인?|보내는\s?사람"
 _ROLE_WORDS = re.compile(rf"^(?:{_LANDLORD}|{_TENANT}|임대차|전세금|보증금|계약서|계약자|공인중개사|중개사)$")
-_BEFORE = re.compile(rf"(?P<role>{_LANDLORD}|{_TENANT})\s?(?:은|는|이|가|:|=|님|분은)?\s?(?:저\s|제\s이름은\s)?[(\[]?\s?$")
+_BEFORE = re.compile(
+    rf"(?P<role>{_LANDLORD}|{_TENANT})\s?(?:은|는|이|가|:|=|님|분은)?\s?(?:저\s|제\s이름은\s)?[(\[]?\s?$")
 _AFTER = re.compile(
     rf"^\s?(?:씨|님)?\s?(?:이|가|은|는)?\s?(?:\(\s?(?P<paren>{_LANDLORD}|{_TENANT})\s?\)|"
     rf"(?P<role>{_LANDLORD}|{_TENANT})(?:이고|이며|이에요|예요|입니다|인데|이자|이구요|이고요|\)))")
@@ -26,7 +27,8 @@ _SELF = re.compile(r"(?:저는|전|제가|나는|난|본인은|제\s?이름은)\
 _RECIPIENT = re.compile(r"^\s?(?:씨|님)?\s?(?:에게|께|한테)")
 _NAME_WINDOW = 16
 
-_END = re.compile(r"(?:만료일?|종료일?|만기일?|끝나는\s?날|끝난\s?날|계약\s?(?:끝|만료|종료))\s?(?:은|는|이|가|:|=|일)?\s?$")
+_END = re.compile(
+    r"(?:만료일?|종료일?|만기일?|끝나는\s?날|끝난\s?날|계약\s?(?:끝|만료|종료))\s?(?:은|는|이|가|:|=|일)?\s?$")
 _START = re.compile(r"(?:시작일?|입주일?|개시일?)\s?(?:은|는|이|가|:|=)?\s?$")
 _NOTICE = re.compile(r"(?:통지일?|발송일?|보낸\s?날)\s?(?:은|는|이|가|:|=)?\s?$")
 _OTHER_BEFORE = re.compile(r"(?:잔금일?|계약일|계약금|중도금|이사일?|전입일?)\s?(?:은|는|이|가|:|=)?\s?$")
