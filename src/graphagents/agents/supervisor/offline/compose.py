@@ -176,9 +176,7 @@ def _computation(comp: Mapping[str, Any]) -> list[str]:
         out = [f"- {p['item']}: {format_manwon(p['amount_manwon'])} ({p['numbers']})" for p in r["parts"]]
         return out + [f"  ({n})" for n in r.get("notes", [])]
     if kind == "jeonse_risk":
-        flags = "; ".join(f"{f['label']} [{f['source']}]" for f in r["flags"]) or "기준선 아래"
-        out = [f"- 깡통전세 점검: {r['numbers']} → {flags}"]
-        return out + [f"  확인: {c['item']}" for c in r.get("checks", [])[:4]]
+        return _risk_lines(r)
     if kind == "registry_checks":
         return [f"- 확인: {c['item']}" for c in r["checks"][:5]]
     if kind == "loan":
@@ -186,6 +184,26 @@ def _computation(comp: Mapping[str, Any]) -> list[str]:
     if kind == "brokerage_fee":
         return ["- 중개보수 상한: 요율표(시행규칙·조례)가 데이터에 없어 계산하지 않았습니다"]
     return []
+
+
+_VERIFIED = {"official_text": "", "secondary_source": ", 2차 출처로만 확인", "unverified": ", 미검증",
+             "arithmetic": "", "convention": ""}
+
+
+def _risk_lines(r: Mapping[str, Any]) -> list[str]:
+    """The ratio with its inputs, the highest band it reaches (with its basis), the notes on the debt
+    and the registry items to check."""
+    bound = "최소 " if r.get("lower_bound") else ""
+    out = [f"- 깡통전세 점검(전세보증금 반환보증 방식): {r['numbers']}" + (" 이상" if bound else "")]
+    if r["flags"]:
+        top = r["flags"][0]
+        shown = "(하한 기준) " if bound else ""
+        out.append(f"  → {shown}{top['label']} [근거: {top['source']}{_VERIFIED.get(top.get('verification', ''), '')}]")
+        out += [f"  (함께 넘은 기준: {f['label']})" for f in r["flags"][1:2]]
+    else:
+        out.append("  → 아래 기준선(70%, graphagents 기본값) 아래입니다")
+    out += [f"  ※ {n}" for n in r.get("notes", [])]
+    return out + [f"  확인: {c['item']}" for c in r.get("checks", [])[:4]]
 
 
 def _loan_lines(loans: Mapping[str, Any]) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Any
 from graphagents.korean import PYEONG_M2, find_amounts, find_dates, parse_area
 
 from ..tools.loan_rules import SEOUL_GU
+from .debt import read_senior_debt
 from .lexicon import normalise
 from .parties import extract_parties
 
@@ -38,9 +39,12 @@ _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("price", re.compile(r"(매매가|매매 ?가격|가격|집값|시세|매매대금|매매)\s*(은|는|이|가|을|를|도)?\s*$")),
     ("loan", re.compile(r"(대출|주담대|대출금)\s*(은|는|이|가|을|를|도)?\s*$")),
 )
-_ROLE_AFTER = (("price", re.compile(r"^\s*(짜리|아파트|집|주택)")), ("converted", re.compile(r"^\s*(을|를)?\s*월세로")),
-               ("income", re.compile(r"^\s*(연봉|소득)")))
+_ROLE_AFTER = (("price", re.compile(r"^\s*(짜리|아파트|집(?!값|주인)|주택)")), ("income", re.compile(r"^\s*(연봉|소득)")))
+_CONVERTED_AFTER = re.compile(r"^\s*(을|를)?\s*월세로")
 _BARE_THOUSANDS = re.compile(r"(연봉|연소득|소득|수입)\s*(\d+(?:\.\d+)?)\s*천(?!만)")
+# "근저당 9천", "보증금 8천에": a bare 천 after a housing amount's role word is 천만원 too
+_HOUSING_THOUSANDS = re.compile(r"(근저당|선순위|채권\s?최고액|최고액|설정액|대출|융자|보증금|전세금?|매매가?|집값|시세)"
+                                r"\s?(?:은|는|이|가|도|로|:)?\s?(\d+)\s?천(?!만|원|\d)")
 EXCLUSIVE_PER_PYEONG = PYEONG_M2 * 0.755
 """전용면적 per 평형 (공급면적 평): the "84㎡ = 34평형" convention (전용률 about 75.5%)."""
 _TOLERANCE = 0.05
@@ -69,12 +73,16 @@ def _time(text: str, start: int, end: int) -> str | None:
 
 
 def _role(text: str, start: int, end: int) -> str:
+    """The role word right before an amount wins ("보증금 2억 집"), except "X을 월세로" (a converted
+    part of it); then what follows ("6억짜리 아파트", "2억 연봉")."""
     before, after = text[max(0, start - 14):start], text[end:end + 8]
-    for role, pat in _ROLE_AFTER:
-        if pat.search(after):
-            return role
+    if _CONVERTED_AFTER.search(after):
+        return "converted"
     for role, pat in _ROLE_BEFORE:
         if pat.search(before):
+            return role
+    for role, pat in _ROLE_AFTER:
+        if pat.search(after):
             return role
     return "other"
 
@@ -111,7 +119,13 @@ def extract_entities(query: str) -> dict[str, Any]:
         if not any(a["at"] <= m.start(2) < a["at"] + len(a["text"]) for a in amounts):
             amounts.append({"role": "income", "manwon": int(float(m.group(2)) * 1000), "text": m.group(0),
                             "at": m.start(2)})
+    for m in _HOUSING_THOUSANDS.finditer(text):
+        if not any(a["at"] <= m.start(2) < a["at"] + len(a["text"]) for a in amounts):
+            amounts.append({"role": _role(text, m.start(2), m.end()), "manwon": int(m.group(2)) * 1000,
+                            "text": text[m.start(2):m.end()], "at": m.start(2)})
     amounts.sort(key=lambda a: a["at"])
+    if (debt := read_senior_debt(text, amounts)) is not None:
+        out["senior_debt"] = debt
     if amounts:
         out["amounts"] = [{k: v for k, v in a.items() if k != "at"} for a in amounts]
     if (area := _area(text)) is not None:
