@@ -22,6 +22,9 @@ from ..units import format_manwon
 
 PACKAGE = "graphagents.agents.supervisor"
 Verification = Literal["official_text", "secondary_source", "unverified", "arithmetic", "convention"]
+UNKNOWN_DEBT = "선순위 채권 미확인(0원으로 계산)"
+MISSING_DEBT = "선순위 채권(근저당 채권최고액 등) — 등기부등본 을구에서 확인해 다시 계산하세요"
+UNVERIFIED_HUG = "HUG 90% 기준은 보증 규정 원문과 대조하지 못한 값입니다(미검증): 가입 가능 여부는 HUG에 확인하세요."
 DEBT_WORDS = {"max_claim": "채권최고액", "mortgage": "근저당(등기부 금액)", "loan": "집주인 대출(원금)",
               "none_stated": "없음(사용자 말)"}
 
@@ -77,7 +80,7 @@ def jeonse_risk(deposit_manwon: int, price_manwon: int, debt: Mapping[str, Any] 
     senior = int((debt or {}).get("manwon") or 0)
     ratio = (deposit_manwon + senior) / price_manwon
     crossed = _bands(ratio)
-    debt_label = f"선순위 채권 {format_manwon(senior)}[{DEBT_WORDS[basis]}]" if basis else "선순위 채권 미확인(0원으로 계산)"
+    debt_label = f"선순위 채권 {format_manwon(senior)}[{DEBT_WORDS[basis]}]" if basis else UNKNOWN_DEBT
     out: dict[str, Any] = {
         "ratio_pct": round(ratio * 100, 1), "level": crossed[0].level if crossed else "low",
         "deposit_manwon": deposit_manwon, "senior_debt_manwon": senior if basis else None,
@@ -91,22 +94,23 @@ def jeonse_risk(deposit_manwon: int, price_manwon: int, debt: Mapping[str, Any] 
         low, high = risk_rules().max_claim_share
         r_low, r_high = ((deposit_manwon + senior * s) / price_manwon for s in (low, high))
         out["max_claim_range_pct"] = [round(r_low * 100, 1), round(r_high * 100, 1)]
+        claims = f"{format_manwon(round(senior * low))}~{format_manwon(round(senior * high))}"
         out["notes"].append(
             f"말씀하신 대출 {format_manwon(senior)}은 원금으로 보고 계산했습니다. 등기부에는 보통 대출의 "
-            f"{low:.0%}~{high:.0%}가 채권최고액({format_manwon(round(senior * low))}~{format_manwon(round(senior * high))})"
-            f"으로 잡히고 HUG 반환보증도 채권최고액을 선순위 채권으로 봅니다: 그 기준이면 {r_low:.1%}~{r_high:.1%}"
-            + (f" → {_bands(r_low)[0].label}" if _bands(r_low) else ""))
+            f"{low:.0%}~{high:.0%}가 채권최고액({claims})으로 잡히고 HUG 반환보증도 채권최고액을 선순위 채권으로 "
+            f"봅니다: 그 기준이면 {r_low:.1%}~{r_high:.1%}" + (f" → {_bands(r_low)[0].label}" if _bands(r_low) else ""))
     elif basis == "mortgage":
-        out["notes"].append(f"근저당 {format_manwon(senior)}을 등기부의 채권최고액으로 보고 계산했습니다. 대출 원금을 말씀하신 "
-                            "것이라면 채권최고액은 보통 그 120~130%라 비율이 더 높습니다.")
+        out["notes"].append(f"근저당 {format_manwon(senior)}을 등기부의 채권최고액으로 보고 계산했습니다. "
+                            "대출 원금을 말씀하신 것이라면 채권최고액은 보통 그 120~130%라 비율이 더 높습니다.")
     elif basis == "none_stated":
-        out["notes"].append("선순위 채권은 말씀대로 0원으로 계산했습니다. 등기부등본 을구에서 근저당이 없는지 직접 확인하세요.")
+        out["notes"].append("선순위 채권은 말씀대로 0원으로 계산했습니다. "
+                            "등기부등본 을구에서 근저당이 없는지 직접 확인하세요.")
     else:
-        out["notes"].append(f"선순위 채권(근저당·집주인 대출)을 알 수 없어 보증금만으로 계산한 하한입니다: 실제 비율은 "
-                            f"{ratio:.1%} 이상입니다.")
-        out["missing"].append("선순위 채권(근저당 채권최고액 등) — 등기부등본 을구에서 확인해 다시 계산하세요")
+        out["notes"].append("선순위 채권(근저당·집주인 대출)을 알 수 없어 보증금만으로 계산한 하한입니다: "
+                            f"실제 비율은 {ratio:.1%} 이상입니다.")
+        out["missing"].append(MISSING_DEBT)
     if any(t.verification == "unverified" for t in crossed):
-        out["notes"].append("HUG 90% 기준은 보증 규정 원문과 대조하지 못한 값입니다(미검증): 가입 가능 여부는 HUG에 확인하세요.")
+        out["notes"].append(UNVERIFIED_HUG)
     return out
 
 

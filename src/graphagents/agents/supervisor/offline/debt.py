@@ -64,8 +64,8 @@ def read_senior_debt(text: str, amounts: Sequence[dict[str, Any]]) -> dict[str, 
         for item, _ in found:
             item["role"] = "senior_debt"
         kinds = {b for _, b in found}
-        basis: Basis = "max_claim" if kinds == {"max_claim"} else "loan" if kinds == {"loan"} else "mortgage"
-        return {"manwon": sum(int(i["manwon"]) for i, _ in found), "basis": basis,
+        overall: Basis = "max_claim" if kinds == {"max_claim"} else "loan" if kinds == {"loan"} else "mortgage"
+        return {"manwon": sum(int(i["manwon"]) for i, _ in found), "basis": overall,
                 "said": ", ".join(str(i["text"]) for i, _ in found)}
     if m := _NONE.search(text):
         return {"manwon": 0, "basis": "none_stated", "said": m.group(0)}

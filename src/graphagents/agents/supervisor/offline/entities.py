@@ -39,12 +39,14 @@ _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("price", re.compile(r"(매매가|매매 ?가격|가격|집값|시세|매매대금|매매)\s*(은|는|이|가|을|를|도)?\s*$")),
     ("loan", re.compile(r"(대출|주담대|대출금)\s*(은|는|이|가|을|를|도)?\s*$")),
 )
-_ROLE_AFTER = (("price", re.compile(r"^\s*(짜리|아파트|집(?!값|주인)|주택)")), ("income", re.compile(r"^\s*(연봉|소득)")))
+_ROLE_AFTER = (("price", re.compile(r"^\s*(짜리|아파트|집(?!값|주인)|주택)")),
+               ("income", re.compile(r"^\s*(연봉|소득)")))
 _CONVERTED_AFTER = re.compile(r"^\s*(을|를)?\s*월세로")
 _BARE_THOUSANDS = re.compile(r"(연봉|연소득|소득|수입)\s*(\d+(?:\.\d+)?)\s*천(?!만)")
 # "근저당 9천", "보증금 8천에": a bare 천 after a housing amount's role word is 천만원 too
-_HOUSING_THOUSANDS = re.compile(r"(근저당|선순위|채권\s?최고액|최고액|설정액|대출|융자|보증금|전세금?|매매가?|집값|시세)"
-                                r"\s?(?:은|는|이|가|도|로|:)?\s?(\d+)\s?천(?!만|원|\d)")
+_HOUSING_THOUSANDS = re.compile(
+    r"(근저당|선순위|채권\s?최고액|최고액|설정액|대출|융자|보증금|전세금?|매매가?|집값|시세)"
+    r"\s?(?:은|는|이|가|도|로|:)?\s?(\d+)\s?천(?!만|원|\d)")
 EXCLUSIVE_PER_PYEONG = PYEONG_M2 * 0.755
 """전용면적 per 평형 (공급면적 평): the "84㎡ = 34평형" convention (전용률 about 75.5%)."""
 _TOLERANCE = 0.05
