@@ -79,7 +79,10 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
         missing += [m for m in group or [] if m not in missing]
     from .offline.compose import delegated_notes
 
-    missing += [n for n in delegated_notes(str(state.get("query", "")), citations) if n not in missing]
+    # the fee table ships with the package: 제32조's delegated rates are not missing when it was used
+    fee = any(c["kind"] == "brokerage_fee" for c in (analysis or {}).get("computations") or [])
+    missing += [n for n in delegated_notes(str(state.get("query", "")), citations)
+                if n not in missing and not (fee and "공인중개사법 제32조" in n)]
     if _PERMIT_AREA.search(str(state.get("query", ""))):  # a designation lives in public notices, not in our data
         missing.append(PERMIT_AREA_MISSING)
     sources = []

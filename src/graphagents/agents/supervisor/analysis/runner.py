@@ -11,11 +11,13 @@ import statistics
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from graphagents.korean import format_krw
+
 from .. import entities as ent
 from ..offline.lexicon import normalise
 from ..records import Transaction
 from ..units import format_manwon
-from . import lease, market, risk
+from . import fees, lease, market, risk
 
 LoanCalculator = Callable[[dict[str, Any]], dict[str, Any]]
 _INCREASE = re.compile(r"올리|올려|인상|증액|올라")
@@ -27,7 +29,6 @@ _RISK = re.compile(r"깡통|위험|안전|보증 ?보험|사기|근저당|선순
 _RATIO = re.compile(r"전세가율|전세 ?비율")
 _TREND = re.compile(r"추이|오르|내리|상승|하락|흐름|변동")
 _LISTING = re.compile(r"내역|목록|리스트")
-_FEE = re.compile(r"중개 ?보수|복비|수수료")
 _RECENT = re.compile(r"최근 ?(\d+) ?(개월|달)|최근 ?(1|한) ?년")
 
 
@@ -72,11 +73,8 @@ def run_analysis(query: str, entities: Mapping[str, Any], inputs: Mapping[str, A
     loans = (inputs.get("search") or {}).get("loans")
     if loans:
         _loan(loans, median_sale, computations, loan_calculator, median_label)
-    if _FEE.search(text):
-        missing.append("중개보수 요율표(공인중개사법 시행규칙·시도 조례) — 데이터에 없어 상한을 계산할 수 없습니다")
-        computations.append({"kind": "brokerage_fee", "title": "중개보수 상한", "result": {},
-                             "numbers": "", "articles": ["공인중개사법:제32조"],
-                             "missing": ["중개보수 요율(시행규칙·조례)"]})
+    if fees.FEE.search(text):
+        computations.append(fees.brokerage_fee(text, entities))
     for c in computations:
         missing.extend(m for m in c.get("missing", []) if m not in missing)
     return {"computations": computations, "missing": missing, "data_sources": sources,
@@ -250,6 +248,8 @@ def _insight(c: Mapping[str, Any]) -> str:
     if kind == "loan" and r.get("max_loan_manwon"):
         return (f"대출 가능 금액(규칙 파일 기준{' 추정, 미검증 규칙 포함' if r.get('unverified') else ''}) "
                 f"최대 {format_manwon(r['max_loan_manwon'])}")
+    if kind == "brokerage_fee" and r.get("fee_won"):
+        return f"중개보수 상한 {format_krw(r['fee_won'])} ({r['rate']})"
     if kind == "damages" and r.get("lower_bound_manwon"):
         return f"손해배상액 하한(보증금 환산분 제외) {format_manwon(r['lower_bound_manwon'])}"
     return ""

@@ -21,6 +21,7 @@ import yaml
 from graphagents.korean import find_amounts
 
 from .. import entities as ent
+from ..analysis.fees import FEE
 from .lexicon import lexicon, normalise
 
 PACKAGE = "graphagents.agents.supervisor.offline"
@@ -147,6 +148,8 @@ class PlanningClassifier:
     @staticmethod
     def _analysis(text: str, scopes: Sequence[str], entities: Mapping[str, Any]) -> tuple[bool, str]:
         lex = lexicon()
+        if m := FEE.search(text):
+            return True, f"법정 요율표로 중개보수 상한('{m.group(0)}')을 계산해야 함"
         if (m := lex.teams["risk"].search(text)) and ent.amount(entities, "deposit") and (
                 ent.amount(entities, "price") or entities.get("senior_debt") or "market" in scopes):
             return True, f"보증금과 가격·선순위 채권으로 깡통전세 위험('{m.group(0)}')을 계산해야 함"

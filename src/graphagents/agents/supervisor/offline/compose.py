@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from graphagents.korean import format_krw
+
 from ..tools.laws import expand
 from ..units import format_manwon
 from .lexicon import normalise
@@ -182,7 +184,14 @@ def _computation(comp: Mapping[str, Any]) -> list[str]:
     if kind == "loan":
         return _loan_lines(r) + ([f"  ({comp['note']})"] if comp.get("note") else [])
     if kind == "brokerage_fee":
-        return ["- 중개보수 상한: 요율표(시행규칙·조례)가 데이터에 없어 계산하지 않았습니다"]
+        if not r.get("fee_won"):
+            return ["- 중개보수 상한: " + "; ".join(comp.get("missing") or ["계산에 필요한 정보가 없습니다"])]
+        checked = "" if r["verification"] == "official_text" else ", 법령 원문 대조 전·2차 출처로 확인한 요율"
+        out = [f"- 중개보수 상한: {format_krw(r['fee_won'])} ({comp['numbers']})",
+                f"  (요율: {'매매' if r['kind'] == 'sale' else '임대차'} {r['band']} 구간 {r['rate']} — "
+                f"{r['source']}, {r['effective']} 시행{checked})",
+                "  (실제 중개보수는 이 상한 안에서 시·도 조례와 중개사와의 협의로 정해집니다)"]
+        return out + ([f"  ({r['note']})"] if r.get("note") else [])
     return []
 
 
