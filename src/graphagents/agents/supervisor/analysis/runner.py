@@ -20,7 +20,7 @@ from ..units import format_manwon
 from . import fees, lease, market, risk
 
 LoanCalculator = Callable[[dict[str, Any]], dict[str, Any]]
-_INCREASE = re.compile(r"올리|올려|인상|증액|올라")
+_INCREASE = re.compile(r"올리|올려|올릴|올린|인상|증액|올라")
 _RENEWAL = re.compile(r"갱신|재계약|만료")
 _TERMINATE = re.compile(r"해지")
 _CONVERT = re.compile(r"월세로 ?(돌리|돌려|바꾸|바꿔|전환)|전환")
