@@ -16,6 +16,7 @@ from graphagents.korean import format_krw
 from ..tools.laws import expand
 from ..units import format_manwon
 from .lexicon import normalise
+from .scope import not_covered_text
 
 QUOTED_ARTICLES = 3
 _DELEGATED_AMOUNT = re.compile(r"대통령령으로 정하는 (금액|비율|이율)")
@@ -62,13 +63,27 @@ def _clip(text: str, limit: int = 220) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def direct_reply(intent: Mapping[str, Any]) -> str:
+    """The answer when no team ran: a greeting, a topic our data does not cover (named, with where to
+    ask), or a question outside real estate."""
+    if intent.get("intent_type") == "greeting":
+        return GREETING
+    if intent.get("uncovered"):
+        return not_covered_text(list(intent["uncovered"]), partial=False)
+    return OUT_OF_SCOPE
+
+
+def scope_note(agg: Mapping[str, Any]) -> str:
+    """The first line of an answer to a question that also asks about something we do not cover."""
+    topics = (agg.get("intent") or {}).get("uncovered")
+    return not_covered_text(list(topics), partial=True) + "\n\n" if topics else ""
+
+
 def compose(query: str, agg: Mapping[str, Any]) -> str:
     intent = agg.get("intent") or {}
     kind = intent.get("intent_type", "")
-    if kind == "greeting":
-        return GREETING
-    if kind == "out_of_scope":
-        return OUT_OF_SCOPE
+    if kind in ("greeting", "out_of_scope"):
+        return direct_reply(intent)
     lines: list[str] = []
     missing = list(agg.get("missing") or [])
     citations = list(agg.get("citations") or [])
@@ -115,7 +130,7 @@ def compose(query: str, agg: Mapping[str, Any]) -> str:
     if kind.startswith("market") and not any(c["kind"] == "price_stats" for c in comps) and not (
             market and market.get("rows")):
         head = "요청하신 시세를 조회하지 못했습니다."
-    return followup_note(agg) + (head + "\n\n" if head else "") + "\n".join(lines).strip()
+    return followup_note(agg) + scope_note(agg) + (head + "\n\n" if head else "") + "\n".join(lines).strip()
 
 
 def followup_note(agg: Mapping[str, Any]) -> str:
