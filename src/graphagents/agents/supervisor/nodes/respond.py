@@ -15,8 +15,8 @@ from graphagents.events import DecisionEvent, emit
 
 from ..aggregate import artifacts, collect
 from ..context import SupervisorContext
-from ..offline.compose import compose, direct_reply, followup_note, scope_note
 from ..offline.compose import _source_notes as source_notes
+from ..offline.compose import compose, direct_reply, followup_note, scope_note
 from ..prompts import PROMPTS
 from ..state import MainSupervisorState
 
