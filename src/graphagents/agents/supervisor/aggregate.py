@@ -18,6 +18,7 @@ from graphagents.artifacts import (
 )
 
 MAX_LAW_CITATIONS = 3
+SELF_CITING = frozenset({"jeonse_risk", "registry_checks", "brokerage_fee"})
 _PERMIT_AREA = re.compile(r"토지거래 ?허가|허가 ?구역")
 PERMIT_AREA_MISSING = ("토지거래허가구역 지정 현황(국토교통부·시도지사 지정 공고) — 데이터에 없어 "
                        "해당 여부를 확인하지 않았습니다; 지정 공고로 확인하세요")
@@ -57,6 +58,12 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
     # articles fill the rest up to the cap.
     named = [h["id"] for h in hits if h.get("match") == "named"]
     found = [h["id"] for h in hits if h.get("relevant") and h.get("match") != "named"]
+    comps = (analysis or {}).get("computations") or []
+    if any(c["kind"] in SELF_CITING for c in comps):
+        # the computation is the answer and names its own articles: a lease article that merely shares
+        # the words 전세 or 보증금 with the question is not quoted beside it
+        own = {a for c in comps for a in c.get("articles", [])}
+        found = [a for a in found if a in own]
     cited: list[str] = named + found[:max(0, MAX_LAW_CITATIONS - len(named))]
     for source in ((analysis or {}).get("computations") or []):
         cited += [a for a in dict.fromkeys(source.get("articles", [])) if a not in cited]

@@ -64,7 +64,7 @@ def run_analysis(query: str, entities: Mapping[str, Any], inputs: Mapping[str, A
     if txs:
         sources.append(market_found.get("source") or {})
         median_sale, basis = _market(text, entities, txs, computations, missing)
-    elif market_found:
+    elif market_found and not market_found.get("complex_missing"):
         missing.append("조건에 맞는 거래 데이터(시세 계산에 필요)")
     _lease(text, entities, computations, missing)
     median_label = ("시세 중앙값(합성 데이터" if (market_found.get("source") or {}).get("synthetic")
@@ -189,7 +189,7 @@ def _jeonse_risk(text: str, entities: Mapping[str, Any], median_sale: int | None
         if deposit is None:
             missing.append("전세 보증금(깡통전세 위험 계산에 필요)")
         if price is None:
-            missing.append("매매가 또는 시세(깡통전세 위험 계산에 필요)")
+            missing.append("매매가 또는 시세(깡통전세 위험 계산에 필요) — 매매가를 함께 알려 주시면 계산합니다")
         out.append({"kind": "registry_checks", "title": "등기부·계약 전 확인 사항", "result": {"checks": checklist},
                     "numbers": "", "articles": sorted({a for c in checklist for a in c["articles"]}), "missing": []})
         return

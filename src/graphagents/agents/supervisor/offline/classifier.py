@@ -120,6 +120,8 @@ class PlanningClassifier:
             if not scopes:
                 scopes = ["laws"]
         reasons: dict[str, str] = {}
+        if "market" not in scopes and _needs_price(text, entities):
+            scopes.append("market")
         if "laws" not in scopes and "market" not in scopes and "loans" not in scopes:
             scopes.append("laws")
         scopes = [s for s in ("laws", "market", "loans") if s in scopes]
@@ -191,6 +193,12 @@ def _drop_stated_scopes(text: str, scopes: list[str], entities: Mapping[str, Any
             continue
         out.append(scope)
     return out
+
+
+def _needs_price(text: str, entities: Mapping[str, Any]) -> bool:
+    """A risk check on a named home whose price the user did not give: the market data may have it."""
+    return bool(lexicon().teams["risk"].search(text) and ent.amount(entities, "deposit")
+                and not ent.amount(entities, "price") and (entities.get("complex") or entities.get("region")))
 
 
 def _intent(scopes: Sequence[str], teams: Sequence[str], knn_intent: str) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from graphagents.korean import format_krw
 
+from ..aggregate import SELF_CITING
 from ..tools.laws import expand
 from ..units import format_manwon
 from .lexicon import normalise
@@ -88,6 +89,9 @@ def compose(query: str, agg: Mapping[str, Any]) -> str:
     missing = list(agg.get("missing") or [])
     citations = list(agg.get("citations") or [])
     quoted = quoted_citations(citations)
+    comps_kinds = {c["kind"] for c in ((agg.get("analysis") or {}).get("computations") or [])}
+    if comps_kinds & SELF_CITING:  # the computation is the answer; its articles are listed below it
+        quoted = [c for c in quoted if c.get("match") == "named"]
     for c in quoted:
         lines.append(f"- {c['citation']}({c['title']}): 「{_clip(best_paragraph(c['text'], query))}」")
     if lines:
@@ -100,9 +104,10 @@ def compose(query: str, agg: Mapping[str, Any]) -> str:
         for comp in comps:
             lines += _computation(comp)
     market = agg.get("market")
+    absent = (market or {}).get("complex_missing")
     if market and not comps and market.get("rows"):
         lines += ["", f"조회된 거래 {market['rows']}건 (SQL은 아래에 표시)."]
-    elif market and not market.get("rows"):
+    elif market and not market.get("rows") and not absent:
         lines += ["", "조건에 맞는 거래 데이터를 찾지 못했습니다."]
     loans = agg.get("loans")
     if loans and not any(c["kind"] == "loan" for c in comps):
@@ -127,10 +132,22 @@ def compose(query: str, agg: Mapping[str, Any]) -> str:
     if not lines:
         return "관련 자료를 찾지 못했어요. 질문을 조금 더 구체적으로(지역, 금액, 계약 상황) 알려 주시겠어요?"
     head = _headline(kind)
-    if kind.startswith("market") and not any(c["kind"] == "price_stats" for c in comps) and not (
+    if absent:
+        head = complex_absent(absent, (market or {}).get("source") or {})
+    elif kind.startswith("market") and not any(c["kind"] == "price_stats" for c in comps) and not (
             market and market.get("rows")):
         head = "요청하신 시세를 조회하지 못했습니다."
     return followup_note(agg) + scope_note(agg) + (head + "\n\n" if head else "") + "\n".join(lines).strip()
+
+
+def complex_absent(absent: Mapping[str, Any], source: Mapping[str, Any]) -> str:
+    """The answer's first line when the named complex has no row: said, not replaced by its district."""
+    where = ("이 시세 데이터는 테스트용 합성 데이터라 가상 단지(가상단지A~D)의 거래만 있습니다"
+             if source.get("synthetic") else "사용자 지정 거래 테이블에 이 단지의 거래가 없습니다")
+    if absent.get("why", "").startswith("거래 테이블에 단지명 열이 없어"):
+        where = absent["why"]
+    return (f"{absent['name']}의 거래는 시세 데이터에 없어 이 단지의 시세는 답할 수 없습니다 ({where}). "
+            "같은 구의 다른 단지 거래로 대신 계산하지 않았습니다.")
 
 
 def followup_note(agg: Mapping[str, Any]) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from graphagents.korean import PYEONG_M2, find_amounts, find_dates, parse_area
 
 from ..tools.loan_rules import SEOUL_GU
+from .complexes import named_complex
 from .debt import read_senior_debt
 from .lexicon import normalise
 from .parties import extract_parties
@@ -99,6 +100,9 @@ def extract_entities(query: str) -> dict[str, Any]:
     if m := _COMPLEX.search(text):
         gu = m.group(2) or (region or {}).get("sigungu")
         out["complex"] = f"가상단지{m.group(1).upper()}" + (f"({gu})" if gu else "")
+    elif named := named_complex(text):  # a real complex by name: the answer is about it or says it is absent
+        out["complex"] = named
+        out["complex_named"] = True
     for word, kind in _PROPERTY.items():
         if word in text:
             out["property_type"] = kind
