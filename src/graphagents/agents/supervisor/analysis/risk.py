@@ -114,5 +114,14 @@ def jeonse_risk(deposit_manwon: int, price_manwon: int, debt: Mapping[str, Any] 
     return out
 
 
+def method_lines() -> list[str]:
+    """How the check is made, with the bands and their basis: said when the numbers are missing."""
+    bands = "; ".join(f"{t.ratio:.0%} 이상: {t.label.split(' — ')[0]} [{t.source.split(' (')[0].split(' —')[0]}"
+                      f"{', 미검증' if t.verification == 'unverified' else ''}]"
+                      for t in sorted(risk_rules().thresholds, key=lambda t: -t.ratio))
+    return ["판단 방법(전세보증금 반환보증 방식): (보증금 + 선순위 채권) ÷ 주택가격. 선순위 채권은 등기부등본 을구의 "
+            "근저당 채권최고액(보통 대출의 120~130%)과 먼저 들어온 세입자의 보증금입니다.", f"기준: {bands}"]
+
+
 def registry_checklist() -> list[dict[str, Any]]:
     return [{"item": c.item, "articles": list(c.articles)} for c in risk_rules().registry_checks]

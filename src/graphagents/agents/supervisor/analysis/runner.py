@@ -190,7 +190,8 @@ def _jeonse_risk(text: str, entities: Mapping[str, Any], median_sale: int | None
             missing.append("전세 보증금(깡통전세 위험 계산에 필요)")
         if price is None:
             missing.append("매매가 또는 시세(깡통전세 위험 계산에 필요) — 매매가를 함께 알려 주시면 계산합니다")
-        out.append({"kind": "registry_checks", "title": "등기부·계약 전 확인 사항", "result": {"checks": checklist},
+        out.append({"kind": "registry_checks", "title": "등기부·계약 전 확인 사항",
+                    "result": {"checks": checklist, "method": risk.method_lines()},
                     "numbers": "", "articles": sorted({a for c in checklist for a in c["articles"]}), "missing": []})
         return
     result = risk.jeonse_risk(deposit, price, entities.get("senior_debt"), price_source=source)

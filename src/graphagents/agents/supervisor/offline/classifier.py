@@ -155,6 +155,8 @@ class PlanningClassifier:
         if (m := lex.teams["risk"].search(text)) and ent.amount(entities, "deposit") and (
                 ent.amount(entities, "price") or entities.get("senior_debt") or "market" in scopes):
             return True, f"보증금과 가격·선순위 채권으로 깡통전세 위험('{m.group(0)}')을 계산해야 함"
+        if re.search(r"깡통", text):
+            return True, "깡통전세 판단 방법과 확인 사항(수치가 없으면 무엇이 필요한지)"
         if (m := lex.teams["analysis_explicit"].search(text)) and not re.search(r"내역|목록|리스트", text):
             return True, f"계산·비교 요청('{m.group(0)}')"
         if lex.teams["lookup"].search(text):

@@ -212,7 +212,7 @@ def _computation(comp: Mapping[str, Any]) -> list[str]:
     if kind == "jeonse_risk":
         return _risk_lines(r)
     if kind == "registry_checks":
-        return [f"- 확인: {c['item']}" for c in r["checks"][:5]]
+        return [f"- {line}" for line in r.get("method", [])] + [f"- 확인: {c['item']}" for c in r["checks"][:5]]
     if kind == "loan":
         return _loan_lines(r) + ([f"  ({comp['note']})"] if comp.get("note") else [])
     if kind == "brokerage_fee":
