@@ -23,15 +23,17 @@ from typing import Any
 from graphagents.agents.supervisor import data
 from graphagents.agents.supervisor.judge import VERDICTS, judge
 
-HELDOUT = Path(__file__).resolve().parents[1] / "src/graphagents/agents/supervisor/evaldata/heldout_queries.jsonl"
+HELDOUT = data.dev_queries_path().with_name("heldout_queries.jsonl")
+LATE = data.dev_queries_path().with_name("heldout_statutes_late.jsonl")
 
 
 def sets(choice: str, queries: str | None) -> list[tuple[str, Path]]:
     if queries:
         return [(Path(queries).stem, Path(queries))]
-    dev = ("dev", data.find_dataset() / data.QUERIES)
+    dev = ("dev", data.dev_queries_path())
     held = ("heldout", HELDOUT)
-    return {"dev": [dev], "heldout": [held], "both": [dev, held]}[choice]
+    late = ("late", LATE)
+    return {"dev": [dev], "heldout": [held], "late": [late], "both": [dev, held], "all": [dev, held, late]}[choice]
 
 
 def seen_text(reply: Any) -> str:
@@ -87,7 +89,7 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("dev", "heldout", "both"), default="both")
+    parser.add_argument("--set", choices=("dev", "heldout", "late", "both", "all"), default="both")
     parser.add_argument("--queries", help="a labelled JSONL file instead of --set")
     parser.add_argument("--llm", default="offline", help="offline or oracle")
     parser.add_argument("--report", type=Path, help="directory for <set>.json")
