@@ -102,8 +102,9 @@ def _market(text: str, entities: Mapping[str, Any], txs: list[Transaction],
                                         area_range=area)
         relaxed.append(f"최근 {months}개월 거래가 3건 미만이라 기간 조건을 뺐습니다")
     if not chosen:
-        missing.append("조건(지역·면적·기간)에 맞는 거래")
-        return None, ""
+        if not _RISK.search(text):  # a risk check needs only the sale price, looked up below
+            missing.append("조건(지역·면적·기간)에 맞는 거래")
+        return _sale_price(txs, region, area, entities)
     by = "period" if _TREND.search(text) else "size"
     stats = market.price_stats(chosen, by=by)
     out.append({"kind": "price_stats", "title": "가격 통계", "result": {"groups": stats, "filters": applied,
@@ -122,14 +123,25 @@ def _market(text: str, entities: Mapping[str, Any], txs: list[Transaction],
                         "articles": [], "missing": []})
         elif wants_ratio:
             missing.append("같은 단지·면적의 매매와 전세 거래가 모두 있어야 전세가율을 계산할 수 있습니다")
-    rows = [t for t in chosen if t.deal_type == "매매"]
+    return _sale_price(txs, region, area, entities)
+
+
+def _sale_price(txs: list[Transaction], region: str | None, area: tuple[float, float] | None,
+                entities: Mapping[str, Any]) -> tuple[int | None, str]:
+    """The price other figures may use: the median sale of the same place and size band, else of the
+    place (said), with which rows it is the median of."""
+    rows, _ = market.select(txs, deal_type="매매", sigungu=region, area_range=area)
+    said = str((entities.get("area") or {}).get("text", "")).replace("m2", "㎡")
+    size = f"{said} " if rows and area and said else ""
     if not rows:
-        rows = [t for t in txs if t.deal_type == "매매" and (not region or t.sigungu == region)]
+        rows, _ = market.select(txs, deal_type="매매", sigungu=region)
+        size = "면적 무관 " if area else ""
+    rows = [t for t in rows if t.deal_type == "매매"]
     if not rows:
         return None, ""
     places = sorted({t.complex or t.sigungu for t in rows})
     where = places[0] if len(places) == 1 else (region or "조회된 지역")
-    return round(statistics.median(t.amount_manwon for t in rows)), f"{where} 매매 {len(rows)}건"
+    return round(statistics.median(t.amount_manwon for t in rows)), f"{where} {size}매매 {len(rows)}건"
 
 
 def _lease(text: str, entities: Mapping[str, Any], out: list[dict[str, Any]], missing: list[str]) -> None:
