@@ -109,6 +109,10 @@ def test_a_loan_is_the_principal_and_the_ratio_is_also_shown_at_the_usual_max_cl
     ("선순위로 근저당 9천 잡혀 있대요. 보증금 1억 5천, 시세 3억이면 안전한가요?", 80.0, "mortgage"),
     ("집주인은 근저당 없다고 해요. 전세 2억 7천, 매매가 3억이면 위험?", 90.0, "none_stated"),
     ("전세자금대출 1억 받아서 보증금 2억 집에 들어가는데 매매가는 4억, 위험한가요?", 50.0, None),
+    ("전세 2억 2천, 시세 2억 5천, 근저당 설정된 게 3천 있대요 위험?", 100.0, "mortgage"),
+    ("Is my jeonse safe? deposit 300 million won, the landlord has a mortgage of 150 million, "
+     "the house is worth 400 million (보증금 3억원, 선순위 채권 1억 5,000만원, 매매가 4억원, 깡통전세 위험 근저당)",
+     112.5, "mortgage"),
 ])
 def test_the_ratio_counts_the_debt_ahead_of_the_deposit(query: str, ratio: float, basis: str | None) -> None:
     out = run_analysis(query, extract_entities(query), {})

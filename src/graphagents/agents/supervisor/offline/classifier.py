@@ -171,12 +171,13 @@ class PlanningClassifier:
 
 _BETWEEN = re.compile(r"\s?(?:은|는|이|가|도|:)?\s?(?:약|대략|한)?\s?")
 _NONE_AFTER = re.compile(r"\s?(?:은|는|이|가|도)?\s?(?:전혀\s?|하나도\s?)?없")
+_ENGLISH_AMOUNT_AFTER = re.compile(r"\s?(?:of|is|was|:)?\s?(?:about|around)?\s?(?:krw\s?|₩\s?)?\d", re.I)
 
 
 def _stated(text: str, match: re.Match[str], starts: Sequence[int]) -> bool:
     """The scope word states a fact the user gave ("시세 5억", "대출이 1억", "대출은 없"), not a question."""
     return any(_BETWEEN.fullmatch(text[match.end():s]) for s in starts if s >= match.end()) or bool(
-        _NONE_AFTER.match(text, match.end()))
+        _NONE_AFTER.match(text, match.end()) or _ENGLISH_AMOUNT_AFTER.match(text, match.end()))
 
 
 def _drop_stated_scopes(text: str, scopes: list[str], entities: Mapping[str, Any]) -> list[str]:

@@ -47,7 +47,7 @@ _BARE_THOUSANDS = re.compile(r"(연봉|연소득|소득|수입)\s*(\d+(?:\.\d+)?
 # "근저당 9천", "보증금 8천에": a bare 천 after a housing amount's role word is 천만원 too
 _HOUSING_THOUSANDS = re.compile(
     r"(근저당|선순위|채권\s?최고액|최고액|설정액|대출|융자|보증금|전세금?|매매가?|집값|시세)"
-    r"\s?(?:은|는|이|가|도|로|:)?\s?(\d+)\s?천(?!만|원|\d)")
+    r"[^\d,.]{0,10}?(\d+)\s?천(?!만|원|\d)")
 EXCLUSIVE_PER_PYEONG = PYEONG_M2 * 0.755
 """전용면적 per 평형 (공급면적 평): the "84㎡ = 34평형" convention (전용률 about 75.5%)."""
 _TOLERANCE = 0.05

@@ -19,7 +19,8 @@ _LANDLORD = r"임대인|집\s?주인|건물주|주인\s?(?:아저씨|아주머�
 _TENANT = r"임차인|세입자|신청인|발신인?|보내는\s?사람"
 _ROLE_WORDS = re.compile(rf"^(?:{_LANDLORD}|{_TENANT}|임대차|전세금|보증금|계약서|계약자|공인중개사|중개사)$")
 _BEFORE = re.compile(
-    rf"(?P<role>{_LANDLORD}|{_TENANT})\s?(?:은|는|이|가|:|=|님|분은)?\s?(?:저\s|제\s이름은\s)?[(\[]?\s?$")
+    rf"(?P<role>{_LANDLORD}|{_TENANT})\s?(?:은|는|이|가|:|=|님|분은)?\s?(?:(?:의\s)?(?:이름|성함|성명)(?:은|는|이|:)?\s|"
+    rf"저\s|제\s이름은\s)?[(\[]?\s?$")
 _AFTER = re.compile(
     rf"^\s?(?:씨|님)?\s?(?:이|가|은|는)?\s?(?:\(\s?(?P<paren>{_LANDLORD}|{_TENANT})\s?\)|"
     rf"(?P<role>{_LANDLORD}|{_TENANT})(?:이고|이며|이에요|예요|입니다|인데|이자|이구요|이고요|\)))")
