@@ -86,3 +86,12 @@ def test_a_date_with_no_role_is_not_guessed_and_the_draft_says_so() -> None:
     assert doc is not None and "임대차 종료일" in doc["missing_items"]
     assert "2025년 12월 20일" not in doc["markdown"].split("## 채워야 할 항목")[0]
     assert "2025년 12월 20일" in doc["notes"][0] and "박보검" in doc["markdown"]
+
+
+def test_what_the_template_has_no_place_for_is_kept_not_dropped() -> None:
+    query = "월세 계약 특약 문구 만들어줘. 보증금 2천만원 월세 60만원, 잔금일은 2026.3.15, 임대인 정우성"
+    doc = compose_document(query, extract_entities(query), {})
+    assert doc is not None
+    kept = doc["markdown"].split("## 말씀하신 내용")[1]
+    for value in ("2,000만원", "60만원", "정우성", "2026년 3월 15일"):
+        assert value in kept

@@ -81,7 +81,7 @@ def field_values(entities: Mapping[str, Any]) -> dict[str, str]:
     percents = entities.get("percents") or []
     if percents:
         values["requested_increase"] = f"{percents[0]:g}%"
-    for key in ("landlord", "tenant", "contract_start", "contract_end", "notice_date"):
+    for key in ("landlord", "tenant", "contract_start", "contract_end", "notice_date", "balance_date"):
         if entities.get(key):
             values[key] = str(entities[key])
     return values
@@ -99,6 +99,7 @@ def compose_document(query: str, entities: Mapping[str, Any], inputs: Mapping[st
     values = field_values(entities)
     text = normalise(query)
     lines = [f"# {template.title} (초안)", ""]
+    used: set[str] = set()
     missing: list[str] = []
     articles: list[str] = []
     clauses: list[dict[str, Any]] = []
@@ -111,6 +112,7 @@ def compose_document(query: str, entities: Mapping[str, Any], inputs: Mapping[st
             rendered = _FIELD.sub(lambda m: values.get(m.group(1)) or f"(미기재: {names.get(m.group(1), m.group(1))})",
                                   item.text)
             for name in _FIELD.findall(item.text):
+                used.add(name)
                 label = names.get(name, name)
                 if name not in values and label not in missing:
                     missing.append(label)
@@ -122,6 +124,9 @@ def compose_document(query: str, entities: Mapping[str, Any], inputs: Mapping[st
     analysis = inputs.get("analysis") or {}
     if analysis.get("insights"):
         lines += ["## 분석 결과 반영", ""] + [f"- {line}" for line in analysis["insights"]] + [""]
+    given = [f"{names.get(k, k)}: {v}" for k, v in values.items() if k not in used]
+    if given:  # what the user said that this template has no place for is kept, not dropped
+        lines += ["## 말씀하신 내용(문서에 반영할 정보)", ""] + [f"- {g}" for g in given] + [""]
     notes: list[str] = []
     date_labels = {names.get(k, k) for k in _DATE_FIELDS}
     if entities.get("unplaced_dates") and date_labels & set(missing):

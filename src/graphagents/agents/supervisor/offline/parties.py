@@ -32,7 +32,8 @@ _END = re.compile(
     r"(?:만료일?|종료일?|만기일?|끝나는\s?날|끝난\s?날|계약\s?(?:끝|만료|종료))\s?(?:은|는|이|가|:|=|일)?\s?$")
 _START = re.compile(r"(?:시작일?|입주일?|개시일?)\s?(?:은|는|이|가|:|=)?\s?$")
 _NOTICE = re.compile(r"(?:통지일?|발송일?|보낸\s?날)\s?(?:은|는|이|가|:|=)?\s?$")
-_OTHER_BEFORE = re.compile(r"(?:잔금일?|계약일|계약금|중도금|이사일?|전입일?)\s?(?:은|는|이|가|:|=)?\s?$")
+_BALANCE = re.compile(r"잔금일?\s?(?:은|는|이|가|:|=)?\s?$")
+_OTHER_BEFORE = re.compile(r"(?:계약일|계약금|중도금|이사일?|전입일?)\s?(?:은|는|이|가|:|=)?\s?$")
 _START_AFTER = re.compile(r"^\s?(?:부터|~|-|에\s?(?:시작|입주))")
 _END_AFTER = re.compile(r"^\s?(?:까지|(?:에|로|으로)?\s?(?:만료|종료|끝|만기))")
 _DATE_WINDOW = 14
@@ -63,14 +64,16 @@ def _date_role(text: str, start: int, end: int) -> str | None:
         return "contract_end"
     if _NOTICE.search(before):
         return "notice_date"
+    if _BALANCE.search(before):
+        return "balance_date"
     if _OTHER_BEFORE.search(before):
         return "other"
     return None
 
 
 def extract_parties(text: str) -> dict[str, Any]:
-    """``landlord``, ``tenant``, ``address``, ``contract_start``, ``contract_end``, ``notice_date``
-    as the user wrote them, plus ``unplaced_dates``: dates given with no word saying what they are."""
+    """``landlord``, ``tenant``, ``address``, ``contract_start``, ``contract_end``, ``notice_date``,
+    ``balance_date`` as the user wrote them, plus ``unplaced_dates``: dates given with no word saying what they are."""
     text = normalize(text)  # the readers' spans index the normalised text
     out: dict[str, Any] = {}
     addresses = find_addresses(text)
@@ -90,7 +93,7 @@ def extract_parties(text: str) -> dict[str, Any]:
     unplaced: list[str] = []
     for d in find_dates(text):
         role = _date_role(text, d.start, d.end)
-        if role in ("contract_start", "contract_end", "notice_date") and role not in out:
+        if role in ("contract_start", "contract_end", "notice_date", "balance_date") and role not in out:
             out[role] = d.korean()
         elif role is None:
             unplaced.append(d.korean())
