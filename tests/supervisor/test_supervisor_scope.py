@@ -33,6 +33,8 @@ def test_uncovered_topics(query: str, topic: str, rest: bool) -> None:
     "살던 집이 경매에 넘어갔는데 보증금은 어떻게 돼요?",  # 제3조의2, 제3조의5
     "전세 보증금 3억인데 갱신할 때 최대 얼마까지 올릴 수 있어?",
     "가게 딸린 주택에 세 들어 사는데 주택임대차보호법 적용돼요?",
+    "전세를 얼마로 올려도 되나요?",  # 세 inside 전세 or 월세 is no tax
+    "월세를 몇 퍼센트까지 올릴 수 있어요?",
 ])
 def test_what_the_statutes_cover_is_not_out_of_scope(query: str) -> None:
     assert uncovered_topics(query)[0] == []
