@@ -54,3 +54,12 @@ def test_a_complex_not_in_the_data_is_said_not_replaced_by_its_district() -> Non
     risk = session.send("도곡렉슬 전세 5억인데 근저당 2억이면 깡통전세야?")
     assert risk.text.startswith("도곡렉슬의 거래는") and "매매가를 함께 알려" in risk.text
     assert not re.search(r"÷ 주택가격 \d", risk.text)  # no ratio at some other home's price
+
+
+def test_a_name_shared_by_several_complexes_is_asked_about_not_averaged() -> None:
+    table = {"columns": ["complex", "amount_manwon"],
+             "rows": [["가상단지B(강남구)", 1], ["가상단지B(노원구)", 2], ["가상단지A(노원구)", 3]]}
+    out = restrict_to_complex({"table": table, "rows": 3}, "가상단지B")
+    assert out["table"] is None and "여러 곳" in out["complex_missing"]["why"]
+    one = restrict_to_complex({"table": table, "rows": 3}, "가상단지B(노원구)")
+    assert one["rows"] == 1

@@ -201,6 +201,14 @@ def restrict_to_complex(found: dict[str, Any], complex_name: str) -> dict[str, A
     idx = _index(columns).get("complex")
     want = _key(complex_name)
     kept = [r for r in rows if idx is not None and want in _key(str(r[idx]))]
+    names = sorted({str(r[idx]) for r in kept}) if idx is not None else []
+    if len(names) > 1 and not any(_key(n) == want for n in names):
+        # "가상단지C" is in several districts: one median over all of them is no complex's price
+        why = (f"같은 이름의 단지가 여러 곳({', '.join(names)})에 있어 어느 단지인지 알 수 없습니다: "
+               "구를 함께 알려 주세요")
+        return {**found, "table": None, "rows": 0, "status": "complex_missing",
+                "complex_missing": {"name": complex_name, "why": why, "returned_rows": len(rows)},
+                "missing": [f"{complex_name}의 거래 — {why}"]}
     if kept:
         return {**found, "table": {**table, "rows": kept}, "rows": len(kept)}
     why = ("거래 테이블에 단지명 열이 없어 확인할 수 없습니다" if idx is None and rows

@@ -85,8 +85,9 @@ def jeonse_risk(deposit_manwon: int, price_manwon: int, debt: Mapping[str, Any] 
         "ratio_pct": round(ratio * 100, 1), "level": crossed[0].level if crossed else "low",
         "deposit_manwon": deposit_manwon, "senior_debt_manwon": senior if basis else None,
         "senior_debt_basis": basis, "price_manwon": price_manwon, "price_source": price_source,
-        "numbers": f"(보증금 {format_manwon(deposit_manwon)} + {debt_label}) ÷ 주택가격 {format_manwon(price_manwon)}"
-                   f"[{price_source}] = {ratio:.1%}",
+        "numbers": f"({format_manwon(deposit_manwon)} + {format_manwon(senior)}) ÷ {format_manwon(price_manwon)} = "
+                   f"{ratio:.1%} (보증금 {format_manwon(deposit_manwon)}, {debt_label}, 주택가격 "
+                   f"{format_manwon(price_manwon)}[{price_source}])",
         "flags": [_flag(t) for t in crossed], "notes": [], "articles": ["주임법:제3조의2", "주임법:제8조"],
         "missing": [], "lower_bound": basis is None,
     }

@@ -144,6 +144,9 @@ def complex_absent(absent: Mapping[str, Any], source: Mapping[str, Any]) -> str:
     """The answer's first line when the named complex has no row: said, not replaced by its district."""
     where = ("이 시세 데이터는 테스트용 합성 데이터라 가상 단지(가상단지A~D)의 거래만 있습니다"
              if source.get("synthetic") else "사용자 지정 거래 테이블에 이 단지의 거래가 없습니다")
+    if absent.get("why", "").startswith("같은 이름의 단지가"):
+        return (f"{absent['name']}(이)라는 단지는 시세 데이터의 여러 구에 있어 어느 단지의 시세인지 알 수 없습니다 "
+                f"({absent['why']}). 여러 단지를 섞은 값으로 계산하지 않았습니다.")
     if absent.get("why", "").startswith("거래 테이블에 단지명 열이 없어"):
         where = absent["why"]
     return (f"{absent['name']}의 거래는 시세 데이터에 없어 이 단지의 시세는 답할 수 없습니다 ({where}). "
@@ -235,7 +238,8 @@ def _risk_lines(r: Mapping[str, Any]) -> list[str]:
     """The ratio with its inputs, the highest band it reaches (with its basis), the notes on the debt
     and the registry items to check."""
     bound = "최소 " if r.get("lower_bound") else ""
-    out = [f"- 깡통전세 점검(전세보증금 반환보증 방식): {r['numbers']}" + (" 이상" if bound else "")]
+    out = [f"- 깡통전세 점검(전세보증금 반환보증 방식, (보증금 + 선순위 채권) ÷ 주택가격): {r['numbers']}"
+           + (" — 비율은 이보다 높을 수 있음(하한)" if bound else "")]
     if r["flags"]:
         top = r["flags"][0]
         shown = "(하한 기준) " if bound else ""
