@@ -1,4 +1,4 @@
-"""The measuring stick: the answer judge gives right only to right answers.
+"""The measuring stick: supervisor's scorer gives right only to right answers.
 
 Each case is a label of the held-out file with a reply written by hand: a right one, and wrong ones
 made from it (the number the issue's newcomer got, the name left out, the article quoted for a
@@ -15,9 +15,16 @@ from typing import Any
 
 import pytest
 
-from graphagents.agents.supervisor.judge import Judgement, judge
+from graphagents.agents.supervisor.eval import score
+from graphagents.evals import Case, Output, Score
 
 HELDOUT = (Path(__file__).parents[2] / "src/graphagents/agents/supervisor/evaldata/heldout_queries.jsonl")
+
+
+def judge(label: dict[str, Any], reply: str, cited: Sequence[str], *, ran: Sequence[str] = (),
+          error: str = "") -> Score:
+    case = Case(label["id"], label["query"], label)
+    return score(case, Output(reply, {"reply": reply, "cited": list(cited), "ran": list(ran)}, error=error))
 LABELS = {row["id"]: row for row in map(json.loads, HELDOUT.read_text("utf-8").splitlines())}
 
 RISK = ("깡통전세 점검: (보증금 2억 5,000만원 + 선순위 채권 1억원[집주인 대출]) ÷ 주택가격 3억원 = 116.7% → 깡통전세")
@@ -36,7 +43,7 @@ CASES: list[tuple[str, str, list[str], list[str], str]] = [
     ("sup-h11", DOC.replace("이민호", "김민호"), ["주임법:제4조", "주임법:제3조의3"], [], "partial"),
     ("sup-h20", OOS, [], [], "right"),
     ("sup-h20", "관련 법 조문: 주택임대차보호법 제3조 「...」", ["주임법:제3조"], ["search"], "wrong"),
-    ("sup-h20", "", [], [], "wrong"),
+    ("sup-h20", "", [], [], "declined"),  # an empty reply declines (the harness rule)
     ("sup-h35", FEE, ["공인중개사법:제32조"], ["search", "analysis"], "right"),
     ("sup-h35", FEE.replace("500만원", "400만원").replace("0.5%", "0.4%"), ["공인중개사법:제32조"], [], "partial"),
     ("sup-h35", "요청하신 시세를 조회하지 못했습니다.", [], [], "wrong"),
@@ -50,9 +57,9 @@ CASES: list[tuple[str, str, list[str], list[str], str]] = [
 ]
 
 
-def _check(fn: Callable[..., Judgement], cases: Sequence[tuple[str, str, list[str], list[str], str]]) -> list[Any]:
+def _check(fn: Callable[..., Score], cases: Sequence[tuple[str, str, list[str], list[str], str]]) -> list[Any]:
     return [(cid, want, got) for cid, reply, cited, ran, want in cases
-            if (got := fn(LABELS[cid], reply, cited, ran=ran).verdict) != want]
+            if (got := fn(LABELS[cid], reply, cited, ran=ran).status) != want]
 
 
 def test_the_judge_gives_each_reply_its_verdict() -> None:
@@ -61,8 +68,8 @@ def test_the_judge_gives_each_reply_its_verdict() -> None:
 
 @pytest.mark.parametrize("always", ["right", "declined", "partial", "wrong"])
 def test_a_judge_that_always_says_the_same_fails(always: str) -> None:
-    def constant(*_: Any, **__: Any) -> Judgement:
-        return Judgement(always, (), None, 0, 0)  # type: ignore[arg-type]
+    def constant(*_: Any, **__: Any) -> Score:
+        return Score(always)  # type: ignore[arg-type]
 
     assert _check(constant, CASES) != []
 
@@ -72,16 +79,17 @@ def test_a_wrong_oracle_scores_no_right_answer() -> None:
     rights = [(cid, reply, cited) for cid, reply, cited, _, want in CASES if want == "right"]
     shifted = [(rights[i][0], rights[(i + 1) % len(rights)][1], rights[(i + 1) % len(rights)][2])
                for i in range(len(rights))]
-    verdicts = [judge(LABELS[cid], reply, cited).verdict for cid, reply, cited in shifted]
-    verdicts += [judge(label, "", []).verdict for label in LABELS.values()]
-    verdicts += [judge(label, "ok", list(label["required_citations"]), error="timeout").verdict
+    verdicts = [judge(LABELS[cid], reply, cited).status for cid, reply, cited in shifted]
+    verdicts += [judge(label, "", []).status for label in LABELS.values()]
+    verdicts += [judge(label, "ok", list(label["required_citations"]), error="timeout").status
                  for label in LABELS.values()]
     assert "right" not in verdicts
 
 
 def test_dev_labels_are_judged_by_their_citations() -> None:
     label = {"id": "d", "query": "q", "teams": ["search"], "required_citations": ["주임법:제3조", "주임법:제3조의2"]}
-    assert judge(label, "…", ["주임법:제3조", "주임법:제3조의2", "주임법:제8조"]).verdict == "right"
-    assert judge(label, "…", ["주임법:제3조"]).verdict == "partial"
-    assert judge(label, "관련 법 조문: 민법 제618조", ["민법:제618조"]).verdict == "wrong"
-    assert judge(label, "관련 자료를 찾지 못했어요.", []).verdict == "declined"
+    ran = ["search"]
+    assert judge(label, "…", ["주임법:제3조", "주임법:제3조의2", "주임법:제8조"], ran=ran).status == "right"
+    assert judge(label, "…", ["주임법:제3조"], ran=ran).status == "partial"
+    assert judge(label, "관련 법 조문: 민법 제618조", ["민법:제618조"], ran=ran).status == "wrong"
+    assert judge(label, "관련 자료를 찾지 못했어요.", [], ran=ran).status == "declined"
