@@ -143,3 +143,33 @@ def test_hangul_glued_to_a_number_is_its_ending_not_a_name() -> None:
     assert extract_person_name(text) is None
     assert extract_person_name(text, expected=True) is None
     assert extract_person_name("아니 그게 아니라 김민준이에요") == "김민준"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("임대인 노은서 씨에게 보내요", [("노은서", "씨")]),
+    ("집주인 배성우님께", [("배성우", "님")]),
+    ("저는 문가영이고 세입자예요", [("문가영", "")]),
+    ("선우재덕 님이 주인이에요", [("선우재덕", "님")]),
+    ("곽도원으로 적어 주세요", [("곽도원", "")]),
+    ("여 씨", []),  # a surname alone is no name
+])
+def test_find_person_names(text: str, expected: list[tuple[str, str]]) -> None:
+    from graphagents.korean import find_person_names
+
+    assert [(n.name, n.honorific) for n in find_person_names(text)] == expected
+
+
+@pytest.mark.parametrize("text", ["주소는 어디예요", "전입신고 했어요", "보증금 3천만원 돌려받기", "신청할게요",
+                                  "010-1234-5678로 연락"])
+def test_words_that_are_no_names(text: str) -> None:
+    from graphagents.korean import find_person_names
+
+    assert find_person_names(text) == []
+
+
+def test_name_spans_index_the_normalised_text() -> None:
+    from graphagents.korean import find_person_names
+
+    text = "수신: 백지영(임대인)"
+    (n,) = find_person_names(text)
+    assert text[n.start:n.end] == "백지영" and not n.honorific

@@ -15,7 +15,7 @@ EXPECTED = [
     "parse_amount", "parse_area", "parse_doses", "parse_number", "pyeong_to_m2", "scrub", "split_clauses",
     "strip_endings", "strip_particles", "tokenize", "PhonePart", "QuestionKind", "classify_question",
     "find_phone_parts", "loose", "respell", "strip_hesitation", "with_phone_part", "QuestionTopic", "question_topic",
-    "search_terms",
+    "search_terms", "AddressMatch", "DateMatch", "NameMatch", "find_addresses", "find_dates", "find_person_names",
 ]
 
 

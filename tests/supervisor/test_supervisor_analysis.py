@@ -89,10 +89,35 @@ def test_damages_compute_only_the_rent_parts_and_say_what_is_missing() -> None:
 
 
 def test_jeonse_risk_crosses_thresholds_and_names_unknown_debt() -> None:
-    high = risk.jeonse_risk(40_000, 50_000, 10_000, price_source="user")
-    assert high["ratio_pct"] == 100.0 and high["level"] == "high" and len(high["flags"]) == 3
+    high = risk.jeonse_risk(40_000, 50_000, {"manwon": 10_000, "basis": "max_claim"}, price_source="user")
+    assert high["ratio_pct"] == 100.0 and high["level"] == "very_high" and len(high["flags"]) == 4
+    assert "채권최고액" in high["numbers"] and "4억원" in high["numbers"] and "5억원" in high["numbers"]
     low = risk.jeonse_risk(20_000, 50_000, None, price_source="user")
-    assert low["level"] == "low" and low["missing"]
+    assert low["level"] == "low" and low["missing"] and low["lower_bound"]
+    assert any("하한" in n for n in low["notes"])
+
+
+def test_a_loan_is_the_principal_and_the_ratio_is_also_shown_at_the_usual_max_claim() -> None:
+    r = risk.jeonse_risk(25_000, 40_000, {"manwon": 5_000, "basis": "loan"}, price_source="사용자 제시")
+    assert r["ratio_pct"] == 75.0 and r["max_claim_range_pct"] == [77.5, 78.8]
+    assert "집주인 대출" in r["numbers"] and any("120%~130%" in n for n in r["notes"])
+
+
+@pytest.mark.parametrize(("query", "ratio", "basis"), [
+    ("보증금 2억 8천에 집주인 대출 1억 있는 빌라, 매매가 3억 5천이면 위험해?", 108.6, "loan"),
+    ("채권최고액 6천만원 근저당이 있고 전세 1억 9천, 집값 2억 6천인 집 깡통전세야?", 96.2, "max_claim"),
+    ("선순위로 근저당 9천 잡혀 있대요. 보증금 1억 5천, 시세 3억이면 안전한가요?", 80.0, "mortgage"),
+    ("집주인은 근저당 없다고 해요. 전세 2억 7천, 매매가 3억이면 위험?", 90.0, "none_stated"),
+    ("전세자금대출 1억 받아서 보증금 2억 집에 들어가는데 매매가는 4억, 위험한가요?", 50.0, None),
+    ("전세 2억 2천, 시세 2억 5천, 근저당 설정된 게 3천 있대요 위험?", 100.0, "mortgage"),
+    ("Is my jeonse safe? deposit 300 million won, the landlord has a mortgage of 150 million, "
+     "the house is worth 400 million (보증금 3억원, 선순위 채권 1억 5,000만원, 매매가 4억원, 깡통전세 위험 근저당)",
+     112.5, "mortgage"),
+])
+def test_the_ratio_counts_the_debt_ahead_of_the_deposit(query: str, ratio: float, basis: str | None) -> None:
+    out = run_analysis(query, extract_entities(query), {})
+    (r,) = [c["result"] for c in out["computations"] if c["kind"] == "jeonse_risk"]
+    assert (r["ratio_pct"], r["senior_debt_basis"]) == (ratio, basis)
 
 
 def test_runner_filters_market_rows_by_the_entities(table) -> None:  # type: ignore[no-untyped-def]

@@ -103,7 +103,7 @@ def test_loans_at_the_median_of_a_users_table_do_not_call_it_synthetic(tmp_path:
     con.close()
     reply = ga.load("supervisor", checkpoint_url="memory", market_db=f"sqlite:///{path}").session().send(
         "강남구 84㎡ 아파트 매매 시세 알려주고 대출 가능 금액 계산해줘")
-    assert "시세 중앙값(사용자 지정 거래 테이블)" in reply.text and "합성 데이터)" not in reply.text
+    assert "시세 중앙값(사용자 지정 거래 테이블: " in reply.text and "합성 데이터" not in reply.text.split("※")[0]
 
 
 @pytest.mark.postgres

@@ -1,6 +1,6 @@
 """Korean text for every agent: one normalisation policy, the Kiwi analyser, and readers for the
 things Korean users say: won amounts, phone numbers, names, yes/no, confirmations, conversation
-repairs, floor areas and doses, plus content morphemes for indexing.
+repairs, floor areas, doses, calendar dates and postal addresses, plus content morphemes for indexing.
 
     from graphagents.korean import parse_amount, parse_area, parse_doses, classify_yes_no
     parse_amount("3억 5천")        # 350_000_000
@@ -11,13 +11,15 @@ Every reader applies ``normalize`` to its input first, and spans it returns inde
 text, so a caller that keeps spans should normalise once and pass the normalised text.
 """
 
+from ._addresses import AddressMatch, find_addresses
 from ._amounts import AmountMatch, find_amounts, format_krw, parse_amount, parse_number
 from ._analyser import Morph, get_kiwi, split_clauses, tokenize
 from ._area import PYEONG_M2, Area, m2_to_pyeong, parse_area, pyeong_to_m2
 from ._confirm import ConfirmationCues, confirmation_cues, confirmation_intent
+from ._dates import DateMatch, find_dates
 from ._doses import Dose, parse_doses
 from ._morphemes import morphemes, search_terms
-from ._names import extract_person_name, is_korean_name
+from ._names import NameMatch, extract_person_name, find_person_names, is_korean_name
 from ._particles import fix_particles, has_final_consonant, strip_endings, strip_particles
 from ._phones import (
     PhoneMatch,
@@ -36,6 +38,12 @@ from ._text import compact, fold, is_hangul, normalize, scrub
 from ._yesno import YesNo, classify_yes_no, has_affirmation, has_negation
 
 __all__ = [
+    "AddressMatch",
+    "DateMatch",
+    "NameMatch",
+    "find_addresses",
+    "find_dates",
+    "find_person_names",
     "QuestionTopic",
     "question_topic",
     "with_phone_part",

@@ -14,6 +14,7 @@ last remaining one wins because corrections put the new value last.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from ._amounts import find_amounts
@@ -23,7 +24,7 @@ from ._phones import find_phones
 from ._surnames import COMPOUND_SURNAMES, NOT_NAMES, SURNAMES
 from ._text import normalize
 
-__all__ = ["extract_person_name", "is_korean_name"]
+__all__ = ["NameMatch", "extract_person_name", "find_person_names", "is_korean_name"]
 
 # What may follow a name: copulas, particles, or the end of the word.
 _SUFFIX_WORDS = (
@@ -232,3 +233,62 @@ def extract_person_name(text: str, *, expected: bool = False) -> str | None:
     if not kept:
         return None
     return max(kept, key=lambda c: (c.start, len(c.name))).name
+
+
+@dataclass(frozen=True, slots=True)
+class NameMatch:
+    """A word of a sentence that has the shape of a Korean person's name.
+
+    ``start``/``end`` span the name itself (normalised text); ``honorific`` is the 씨 or 님 that
+    followed it (or ""), ``proper`` says Kiwi read it as a proper noun. Shape is not proof: who the
+    person is (a landlord, a tenant) and whether a word is a name at all is for the caller to decide
+    from the words around it, e.g. "임대인 박영희", "최수진님께", "김대호(임대인)"."""
+
+    name: str
+    start: int
+    end: int
+    honorific: str = ""
+    proper: bool = False
+
+
+_NAME_WORD = re.compile(r"[가-힣]{2,}")
+_NAME_TAIL = re.compile(
+    r"(?P<hon>씨|님)?(?:께서|께|에게|한테|이|가|은|는|을|를|의|이고요|이고|고|이며|이에요|예요|이요|요|이랑|랑|과|와|"
+    r"으로|로|이라고|라고|입니다|이자|인데|이구요|구요)?")
+_SPACED_HONORIFIC = re.compile(r"\s(씨|님)(?:께서|께|에게|한테|이|가|은|는|을|를|의|이고|이에요|예요|요)?(?![가-힣])")
+_STEM_ORDER = (3, 2, 4, 5)  # three syllables first: "임은비예요" is 임은비 + 예요, not 임은비예 + 요
+
+
+def find_person_names(text: str) -> list[NameMatch]:
+    """Every word of ``normalize(text)`` shaped like a name, its honorific and particles taken off:
+    "박영희 씨에게" -> 박영희 (씨), "최수진님께" -> 최수진 (님), "이민호이고" -> 이민호, "윤도현으로" -> 윤도현.
+
+    A two-syllable stem ("김철") counts only with an honorific or a proper-noun reading; amounts and
+    phone numbers are never names; verb forms ("신청할게") are not either."""
+    blanked = _blank_spans(normalize(text))
+    morphs = tokenize(blanked)
+    proper = {(m.start, m.end) for m in morphs if m.tag == "NNP"}
+    bounds = {m.end for m in morphs}
+    out: list[NameMatch] = []
+    for m in _NAME_WORD.finditer(blanked):
+        word = m.group()
+        for size in _STEM_ORDER:
+            if size > len(word):
+                continue
+            stem, tail = word[:size], _NAME_TAIL.fullmatch(word[size:])
+            if tail is None or not is_korean_name(stem):
+                continue
+            hon = tail.group("hon") or ""
+            if not hon and (spaced := _SPACED_HONORIFIC.match(blanked, m.end())) and len(word) == size:
+                hon = spaced.group(1)
+            start, end = m.start(), m.start() + size
+            is_proper = any(s <= start and end <= e for s, e in proper) or (start, end) in proper
+            if size == 2 and not (hon or is_proper):
+                continue
+            inside = [t for t in morphs if start <= t.start < end]
+            # a particle or ending inside ("주소는" is 주소 + 는) or a word cut in two ("전입신고"): no name
+            if end not in bounds or any(t.tag in _NOT_IN_NAMES or t.tag.startswith("J") for t in inside):
+                continue
+            out.append(NameMatch(stem, start, end, hon, is_proper))
+            break
+    return out

@@ -18,6 +18,7 @@ from graphagents.artifacts import (
 )
 
 MAX_LAW_CITATIONS = 3
+SELF_CITING = frozenset({"jeonse_risk", "registry_checks", "brokerage_fee"})
 _PERMIT_AREA = re.compile(r"토지거래 ?허가|허가 ?구역")
 PERMIT_AREA_MISSING = ("토지거래허가구역 지정 현황(국토교통부·시도지사 지정 공고) — 데이터에 없어 "
                        "해당 여부를 확인하지 않았습니다; 지정 공고로 확인하세요")
@@ -53,10 +54,20 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
     redone = next((c["result"] for c in (analysis or {}).get("computations") or [] if c["kind"] == "loan"), None)
     if redone is not None:  # analysis recomputed the loan at the market price: that one is the answer
         loans = redone
-    cited: list[str] = [h["id"] for h in hits if h.get("relevant")][:MAX_LAW_CITATIONS]
+    # Every article the question or the plan names is cited (a gold plan naming five loses none); found
+    # articles fill the rest up to the cap.
+    named = [h["id"] for h in hits if h.get("match") == "named"]
+    found = [h["id"] for h in hits if h.get("relevant") and h.get("match") != "named"]
+    comps = (analysis or {}).get("computations") or []
+    if any(c["kind"] in SELF_CITING for c in comps):
+        # the computation is the answer and names its own articles: a lease article that merely shares
+        # the words 전세 or 보증금 with the question is not quoted beside it
+        own = {a for c in comps for a in c.get("articles", [])}
+        found = [a for a in found if a in own]
+    cited: list[str] = named + found[:max(0, MAX_LAW_CITATIONS - len(named))]
     for source in ((analysis or {}).get("computations") or []):
-        cited += [a for a in source.get("articles", []) if a not in cited]
-    cited += [a for a in (document or {}).get("articles", []) if a not in cited]
+        cited += [a for a in dict.fromkeys(source.get("articles", [])) if a not in cited]
+    cited += [a for a in dict.fromkeys((document or {}).get("articles", [])) if a not in cited]
     by_id = {h["id"]: h for h in hits}
     citations = []
     for aid in cited:
@@ -75,7 +86,10 @@ def collect(state: Mapping[str, Any], articles: Mapping[str, Any]) -> dict[str, 
         missing += [m for m in group or [] if m not in missing]
     from .offline.compose import delegated_notes
 
-    missing += [n for n in delegated_notes(str(state.get("query", "")), citations) if n not in missing]
+    # the fee table ships with the package: 제32조's delegated rates are not missing when it was used
+    fee = any(c["kind"] == "brokerage_fee" for c in (analysis or {}).get("computations") or [])
+    missing += [n for n in delegated_notes(str(state.get("query", "")), citations)
+                if n not in missing and not (fee and "공인중개사법 제32조" in n)]
     if _PERMIT_AREA.search(str(state.get("query", ""))):  # a designation lives in public notices, not in our data
         missing.append(PERMIT_AREA_MISSING)
     sources = []

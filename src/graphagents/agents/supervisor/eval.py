@@ -47,17 +47,23 @@ HEAD_CHARS = 400
 """How far into the reply a "not covered" statement still counts as said first."""
 
 HELDOUT = Path(__file__).parent / "evaldata" / "heldout_queries.jsonl"
+LATE = Path(__file__).parent / "evaldata" / "heldout_statutes_late.jsonl"
+"""24 statute questions written after the statute search was tuned (evaldata/README.md)."""
 
 
-def _heldout() -> list[Source]:
-    if not HELDOUT.is_file():
-        raise missing_dataset("supervisor", "heldout", HELDOUT)
-    return [HELDOUT]
+def _file(name: str, path: Path) -> Callable[[], list[Source]]:
+    def sources() -> list[Source]:
+        if not path.is_file():
+            raise missing_dataset("supervisor", name, path)
+        return [path]
+
+    return sources
 
 
 DATASETS: dict[str, Callable[[], Sequence[Source]]] = {
     "dev": lambda: [data.dev_queries_path()],
-    "heldout": _heldout,
+    "heldout": _file("heldout", HELDOUT),
+    "heldout_late": _file("heldout_late", LATE),
 }
 
 
@@ -79,10 +85,12 @@ def _start(ctx: EvalContext) -> Iterator[Any]:
     def run(case: Case) -> Output:
         reply = agent.session().send(str(case.input))
         state = reply.state
+        # what the user reads: the reply and the draft shown with it (the page and the CLI render it)
+        drafts = [str(getattr(a, "text", "")) for a in reply.artifacts if getattr(a, "kind", "") == "document"]
         plan = state.get("plan") or {}
         search: dict[str, Any] = next((t for t in plan.get("teams") or [] if t.get("team") == "search"), {})
         found = {
-            "reply": reply.text, "planned": [t["team"] for t in plan.get("teams") or []],
+            "reply": "\n\n".join([reply.text, *drafts]), "planned": [t["team"] for t in plan.get("teams") or []],
             "ran": list(dict.fromkeys(state.get("completed_teams") or [])), "scopes": list(search.get("scopes") or []),
             "cited": list(state.get("citations") or []), "team_runs": len(state.get("team_runs") or []),
             "model_calls": reply.usage.model_calls, "finish_reason": str(state.get("finish_reason") or ""),

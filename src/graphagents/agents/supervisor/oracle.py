@@ -58,7 +58,14 @@ class Oracle:
         self.articles = articles
 
     def label(self, query: str) -> Mapping[str, Any] | None:
-        return self.by_query.get(" ".join(query.split()))
+        """The label of the question the prompt carries. The planner may have appended a Korean gloss
+        to an English question ("... (계약갱신요구권 임대인)"): the label is then the one whose
+        question the prompt's text starts with (the longest, should one question extend another)."""
+        text = " ".join(query.split())
+        if text in self.by_query:
+            return self.by_query[text]
+        starts = [q for q in self.by_query if text.startswith(q + " (")]
+        return self.by_query[max(starts, key=len)] if starts else None
 
     def __call__(self, messages: list[BaseMessage]) -> str:
         text = str(messages[-1].content)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -96,7 +97,7 @@ def build_plan(steps: Sequence[Mapping[str, Any]], strategy: str) -> dict[str, A
                           "optional": bool(step.get("optional"))}
         if team == "search":
             task["scopes"] = [s for s in step.get("scopes") or ["laws"] if s in SCOPES]
-            task["keywords"] = [str(k) for k in step.get("keywords") or []][:8]
+            task["keywords"] = _keywords([str(k) for k in step.get("keywords") or []])
         tasks.append(task)
     planned = {t["team"] for t in tasks}
     for task in tasks:  # a dependency on a team that is not planned is dropped, not waited for
@@ -107,6 +108,18 @@ def build_plan(steps: Sequence[Mapping[str, Any]], strategy: str) -> dict[str, A
         a is not b and a["team"] not in deps[b["team"]] and b["team"] not in deps[a["team"]]
         for a in tasks for b in tasks)
     return {"teams": tasks, "strategy": "parallel" if strategy == "parallel" and runnable_together else "sequential"}
+
+
+MAX_KEYWORDS = 8
+_NAMES_ARTICLE = re.compile(r"제?\s*\d+\s*조")
+
+
+def _keywords(words: list[str]) -> list[str]:
+    """At most ``MAX_KEYWORDS`` search terms, but never drop one that names an article: a plan that
+    names nine articles wants all nine."""
+    named = [w for w in words if _NAMES_ARTICLE.search(w)]
+    rest = [w for w in words if w not in named]
+    return named + rest[:max(0, MAX_KEYWORDS - len(named))]
 
 
 def default_uses(team: str) -> list[str]:

@@ -184,3 +184,35 @@ def jeonse_ratio(txs: Sequence[Transaction]) -> dict[str, Any] | None:
     ratios = [float(p["ratio_pct"]) for p in pairs]
     return {"pairs": pairs, "median_ratio_pct": round(statistics.median(ratios), 1),
             "numbers": f"단지·면적 {len(pairs)}쌍의 전세 중앙값 ÷ 매매 중앙값"}
+
+
+def _key(name: str) -> str:
+    return "".join(name.split()).lower()
+
+
+def restrict_to_complex(found: dict[str, Any], complex_name: str) -> dict[str, Any]:
+    """The market result kept to the rows of the complex the question names.
+
+    The SQL sub-agent may answer "헬리오시티 거래 내역" with rows it could link (the district, or
+    every row): those are not that complex's prices. Kept: rows whose complex column contains the
+    name. None kept (or no complex column to check) -> no table, and ``complex_missing`` says so."""
+    table = found.get("table") or {}
+    columns, rows = list(table.get("columns") or []), list(table.get("rows") or [])
+    idx = _index(columns).get("complex")
+    want = _key(complex_name)
+    kept = [r for r in rows if idx is not None and want in _key(str(r[idx]))]
+    names = sorted({str(r[idx]) for r in kept}) if idx is not None else []
+    if len(names) > 1 and not any(_key(n) == want for n in names):
+        # "가상단지C" is in several districts: one median over all of them is no complex's price
+        why = (f"같은 이름의 단지가 여러 곳({', '.join(names)})에 있어 어느 단지인지 알 수 없습니다: "
+               "구를 함께 알려 주세요")
+        return {**found, "table": None, "rows": 0, "status": "complex_missing",
+                "complex_missing": {"name": complex_name, "why": why, "returned_rows": len(rows)},
+                "missing": [f"{complex_name}의 거래 — {why}"]}
+    if kept:
+        return {**found, "table": {**table, "rows": kept}, "rows": len(kept)}
+    why = ("거래 테이블에 단지명 열이 없어 확인할 수 없습니다" if idx is None and rows
+           else "시세 데이터에 이 단지의 거래가 없습니다")
+    return {**found, "table": None, "rows": 0, "status": "complex_missing",
+            "complex_missing": {"name": complex_name, "why": why, "returned_rows": len(rows)},
+            "missing": [f"{complex_name}의 거래 — {why}"]}

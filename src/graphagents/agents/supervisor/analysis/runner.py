@@ -11,23 +11,24 @@ import statistics
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from graphagents.korean import format_krw
+
 from .. import entities as ent
 from ..offline.lexicon import normalise
 from ..records import Transaction
 from ..units import format_manwon
-from . import lease, market, risk
+from . import fees, lease, market, risk
 
 LoanCalculator = Callable[[dict[str, Any]], dict[str, Any]]
-_INCREASE = re.compile(r"올리|올려|인상|증액|올라")
+_INCREASE = re.compile(r"올리|올려|올릴|올린|인상|증액|올라")
 _RENEWAL = re.compile(r"갱신|재계약|만료")
 _TERMINATE = re.compile(r"해지")
 _CONVERT = re.compile(r"월세로 ?(돌리|돌려|바꾸|바꿔|전환)|전환")
 _DAMAGES = re.compile(r"손해 ?배상")
-_RISK = re.compile(r"깡통|위험|안전|보증 ?보험|사기|근저당|선순위")
+_RISK = re.compile(r"깡통|위험|안전|보증 ?보험|사기|근저당|선순위|채권 ?최고액")
 _RATIO = re.compile(r"전세가율|전세 ?비율")
 _TREND = re.compile(r"추이|오르|내리|상승|하락|흐름|변동")
 _LISTING = re.compile(r"내역|목록|리스트")
-_FEE = re.compile(r"중개 ?보수|복비|수수료")
 _RECENT = re.compile(r"최근 ?(\d+) ?(개월|달)|최근 ?(1|한) ?년")
 
 
@@ -59,23 +60,21 @@ def run_analysis(query: str, entities: Mapping[str, Any], inputs: Mapping[str, A
     sources: list[dict[str, Any]] = []
     txs, market_found = _market_rows(inputs)
     median_sale: int | None = None
+    basis = ""
     if txs:
         sources.append(market_found.get("source") or {})
-        median_sale = _market(text, entities, txs, computations, missing)
-    elif market_found:
+        median_sale, basis = _market(text, entities, txs, computations, missing)
+    elif market_found and not market_found.get("complex_missing"):
         missing.append("조건에 맞는 거래 데이터(시세 계산에 필요)")
     _lease(text, entities, computations, missing)
-    median_label = ("시세 중앙값(합성 데이터)" if (market_found.get("source") or {}).get("synthetic")
-                    else "시세 중앙값(사용자 지정 거래 테이블)")
+    median_label = ("시세 중앙값(합성 데이터" if (market_found.get("source") or {}).get("synthetic")
+                    else "시세 중앙값(사용자 지정 거래 테이블") + (f": {basis})" if basis else ")")
     _jeonse_risk(text, entities, median_sale, computations, missing, median_label)
     loans = (inputs.get("search") or {}).get("loans")
     if loans:
         _loan(loans, median_sale, computations, loan_calculator, median_label)
-    if _FEE.search(text):
-        missing.append("중개보수 요율표(공인중개사법 시행규칙·시도 조례) — 데이터에 없어 상한을 계산할 수 없습니다")
-        computations.append({"kind": "brokerage_fee", "title": "중개보수 상한", "result": {},
-                             "numbers": "", "articles": ["공인중개사법:제32조"],
-                             "missing": ["중개보수 요율(시행규칙·조례)"]})
+    if fees.FEE.search(text):
+        computations.append(fees.brokerage_fee(text, entities))
     for c in computations:
         missing.extend(m for m in c.get("missing", []) if m not in missing)
     return {"computations": computations, "missing": missing, "data_sources": sources,
@@ -83,7 +82,9 @@ def run_analysis(query: str, entities: Mapping[str, Any], inputs: Mapping[str, A
 
 
 def _market(text: str, entities: Mapping[str, Any], txs: list[Transaction],
-            out: list[dict[str, Any]], missing: list[str]) -> int | None:
+            out: list[dict[str, Any]], missing: list[str]) -> tuple[int | None, str]:
+    """The statistics the question asks for; returns the sale median (the price other figures may
+    use when the user gave none) and which rows it is the median of."""
     deal = entities.get("deal_type") if entities.get("deal_type") in ("매매", "전세") else None
     wants_ratio = bool(_RATIO.search(text))
     region = (entities.get("region") or {}).get("sigungu")
@@ -101,8 +102,9 @@ def _market(text: str, entities: Mapping[str, Any], txs: list[Transaction],
                                         area_range=area)
         relaxed.append(f"최근 {months}개월 거래가 3건 미만이라 기간 조건을 뺐습니다")
     if not chosen:
-        missing.append("조건(지역·면적·기간)에 맞는 거래")
-        return None
+        if not _RISK.search(text):  # a risk check needs only the sale price, looked up below
+            missing.append("조건(지역·면적·기간)에 맞는 거래")
+        return _sale_price(txs, region, area, entities)
     by = "period" if _TREND.search(text) else "size"
     stats = market.price_stats(chosen, by=by)
     out.append({"kind": "price_stats", "title": "가격 통계", "result": {"groups": stats, "filters": applied,
@@ -121,10 +123,25 @@ def _market(text: str, entities: Mapping[str, Any], txs: list[Transaction],
                         "articles": [], "missing": []})
         elif wants_ratio:
             missing.append("같은 단지·면적의 매매와 전세 거래가 모두 있어야 전세가율을 계산할 수 있습니다")
-    sales = [t.amount_manwon for t in chosen if t.deal_type == "매매"]
-    if not sales:
-        sales = [t.amount_manwon for t in txs if t.deal_type == "매매" and (not region or t.sigungu == region)]
-    return round(statistics.median(sales)) if sales else None
+    return _sale_price(txs, region, area, entities)
+
+
+def _sale_price(txs: list[Transaction], region: str | None, area: tuple[float, float] | None,
+                entities: Mapping[str, Any]) -> tuple[int | None, str]:
+    """The price other figures may use: the median sale of the same place and size band, else of the
+    place (said), with which rows it is the median of."""
+    rows, _ = market.select(txs, deal_type="매매", sigungu=region, area_range=area)
+    said = str((entities.get("area") or {}).get("text", "")).replace("m2", "㎡")
+    size = f"{said} " if rows and area and said else ""
+    if not rows:
+        rows, _ = market.select(txs, deal_type="매매", sigungu=region)
+        size = "면적 무관 " if area else ""
+    rows = [t for t in rows if t.deal_type == "매매"]
+    if not rows:
+        return None, ""
+    places = sorted({t.complex or t.sigungu for t in rows})
+    where = places[0] if len(places) == 1 else (region or "조회된 지역")
+    return round(statistics.median(t.amount_manwon for t in rows)), f"{where} {size}매매 {len(rows)}건"
 
 
 def _lease(text: str, entities: Mapping[str, Any], out: list[dict[str, Any]], missing: list[str]) -> None:
@@ -177,18 +194,19 @@ def _jeonse_risk(text: str, entities: Mapping[str, Any], median_sale: int | None
         return
     deposit = ent.amount(entities, "deposit")
     price = ent.amount(entities, "price")
-    source = "사용자 제시 매매가" if price else median_label if median_sale else ""
+    source = "사용자 제시" if price else median_label if median_sale else ""
     price = price or median_sale
     checklist = risk.registry_checklist()
     if deposit is None or price is None:
         if deposit is None:
             missing.append("전세 보증금(깡통전세 위험 계산에 필요)")
         if price is None:
-            missing.append("매매가 또는 시세(깡통전세 위험 계산에 필요)")
-        out.append({"kind": "registry_checks", "title": "등기부·계약 전 확인 사항", "result": {"checks": checklist},
+            missing.append("매매가 또는 시세(깡통전세 위험 계산에 필요) — 매매가를 함께 알려 주시면 계산합니다")
+        out.append({"kind": "registry_checks", "title": "등기부·계약 전 확인 사항",
+                    "result": {"checks": checklist, "method": risk.method_lines()},
                     "numbers": "", "articles": sorted({a for c in checklist for a in c["articles"]}), "missing": []})
         return
-    result = risk.jeonse_risk(deposit, price, ent.amount(entities, "senior_debt"), price_source=source)
+    result = risk.jeonse_risk(deposit, price, entities.get("senior_debt"), price_source=source)
     result["checks"] = checklist
     out.append({"kind": "jeonse_risk", "title": "깡통전세 위험", "result": result, "numbers": result["numbers"],
                 "articles": result["articles"] + sorted({a for c in checklist for a in c["articles"]}),
@@ -238,10 +256,13 @@ def _insight(c: Mapping[str, Any]) -> str:
     if kind == "termination":
         return f"해지 효력 발생일 {r['effective']}"
     if kind == "jeonse_risk":
-        return f"(보증금+선순위채권)/매매가 {r['ratio_pct']}% — 위험도 {r['level']}"
+        head = f"(보증금+선순위채권)/주택가격 {'최소 ' if r.get('lower_bound') else ''}{r['ratio_pct']}%"
+        return head + (f" — {r['flags'][0]['label']}" if r["flags"] else " — 기준선(70%) 아래")
     if kind == "loan" and r.get("max_loan_manwon"):
         return (f"대출 가능 금액(규칙 파일 기준{' 추정, 미검증 규칙 포함' if r.get('unverified') else ''}) "
                 f"최대 {format_manwon(r['max_loan_manwon'])}")
+    if kind == "brokerage_fee" and r.get("fee_won"):
+        return f"중개보수 상한 {format_krw(r['fee_won'])} ({r['rate']})"
     if kind == "damages" and r.get("lower_bound_manwon"):
         return f"손해배상액 하한(보증금 환산분 제외) {format_manwon(r['lower_bound_manwon'])}"
     return ""

@@ -21,6 +21,7 @@ from ..units import format_manwon
 
 PACKAGE = "graphagents.agents.supervisor.documents"
 _FIELD = re.compile(r"\{(\w+)\}")
+_DATE_FIELDS = ("contract_start", "contract_end", "notice_date")
 
 
 class _Strict(BaseModel):
@@ -77,13 +78,10 @@ def field_values(entities: Mapping[str, Any]) -> dict[str, str]:
         values["sigungu"] = str(region["sigungu"])
     if entities.get("address"):
         values["address"] = str(entities["address"])
-    day = ent.first_date(entities)
-    if day is not None:
-        values["contract_end"] = day.isoformat()
     percents = entities.get("percents") or []
     if percents:
         values["requested_increase"] = f"{percents[0]:g}%"
-    for key in ("landlord", "tenant", "contract_start", "notice_date"):
+    for key in ("landlord", "tenant", "contract_start", "contract_end", "notice_date", "balance_date"):
         if entities.get(key):
             values[key] = str(entities[key])
     return values
@@ -101,6 +99,7 @@ def compose_document(query: str, entities: Mapping[str, Any], inputs: Mapping[st
     values = field_values(entities)
     text = normalise(query)
     lines = [f"# {template.title} (초안)", ""]
+    used: set[str] = set()
     missing: list[str] = []
     articles: list[str] = []
     clauses: list[dict[str, Any]] = []
@@ -113,6 +112,7 @@ def compose_document(query: str, entities: Mapping[str, Any], inputs: Mapping[st
             rendered = _FIELD.sub(lambda m: values.get(m.group(1)) or f"(미기재: {names.get(m.group(1), m.group(1))})",
                                   item.text)
             for name in _FIELD.findall(item.text):
+                used.add(name)
                 label = names.get(name, name)
                 if name not in values and label not in missing:
                     missing.append(label)
@@ -124,8 +124,16 @@ def compose_document(query: str, entities: Mapping[str, Any], inputs: Mapping[st
     analysis = inputs.get("analysis") or {}
     if analysis.get("insights"):
         lines += ["## 분석 결과 반영", ""] + [f"- {line}" for line in analysis["insights"]] + [""]
+    given = [f"{names.get(k, k)}: {v}" for k, v in values.items() if k not in used]
+    if given:  # what the user said that this template has no place for is kept, not dropped
+        lines += ["## 말씀하신 내용(문서에 반영할 정보)", ""] + [f"- {g}" for g in given] + [""]
+    notes: list[str] = []
+    date_labels = {names.get(k, k) for k in _DATE_FIELDS}
+    if entities.get("unplaced_dates") and date_labels & set(missing):
+        notes.append(f"질문에 나온 날짜({', '.join(entities['unplaced_dates'])})가 시작일·종료일·통지일 중 어느 것인지 "
+                     "알 수 없어 넣지 않았습니다. '종료일 2026년 3월 31일'처럼 알려 주세요.")
     if missing:
-        lines += ["## 채워야 할 항목", ""] + [f"- {m}" for m in missing] + [""]
+        lines += ["## 채워야 할 항목", ""] + [f"- {m}" for m in missing] + [f"- ※ {n}" for n in notes] + [""]
     return {"template": template.id, "title": template.title, "markdown": "\n".join(lines).rstrip() + "\n",
-            "clauses": clauses, "articles": articles, "missing_items": missing,
+            "clauses": clauses, "articles": articles, "missing_items": missing, "notes": notes,
             "used_inputs": sorted(k for k, v in inputs.items() if v)}

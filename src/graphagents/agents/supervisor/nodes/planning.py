@@ -13,6 +13,7 @@ from ..context import SupervisorContext
 from ..offline.english import gloss
 from ..offline.entities import extract_entities
 from ..offline.followup import INHERITED_KEYS, rewrite
+from ..offline.scope import as_dicts, uncovered_topics
 from ..plan import DIRECT_INTENTS, INTENT_TYPES, SIMPLE_INTENTS, PlanOut, build_plan, merge_entities
 from ..prompts import PROMPTS
 from ..state import MainSupervisorState
@@ -77,12 +78,20 @@ def make_planning(ctx: SupervisorContext) -> Any:
             intent, plan = offline_plan(ctx, query, entities)
             method = "fallback" if errors else "offline"
         error = "; ".join(errors)[:300]
+        uncovered, rest = uncovered_topics(query)
+        if uncovered:  # said first in the answer; a question only about it runs no team at all
+            intent = {**intent, "uncovered": as_dicts(uncovered)}
+            if not rest:
+                intent["intent_type"] = "out_of_scope"
+                plan = build_plan([], "sequential")
         if not ctx.options.parallel:
             plan["strategy"] = "sequential"
         tasks = plan["teams"]
         teams = [t["team"] for t in tasks]
         reason = "; ".join(f"{t['team']}: {t['reason']}" for t in tasks) or (
-            "인사에는 바로 답합니다" if intent["intent_type"] == "greeting" else "부동산 상담 범위 밖의 질문입니다")
+            "인사에는 바로 답합니다" if intent["intent_type"] == "greeting" else
+            f"보유 자료가 다루지 않는 주제({', '.join(u.name for u in uncovered)})라 팀을 부르지 않습니다"
+            if uncovered else "부동산 상담 범위 밖의 질문입니다")
         shown = {k: v for k, v in intent.items() if k != "neighbours"}
         emit(DecisionEvent("plan", " → ".join(teams) or "respond", reason,
                            {"intent": shown, "strategy": plan["strategy"], "teams": tasks, "method": method,

@@ -15,8 +15,8 @@ from graphagents.events import DecisionEvent, emit
 
 from ..aggregate import artifacts, collect
 from ..context import SupervisorContext
-from ..offline.compose import GREETING, OUT_OF_SCOPE, compose, followup_note
 from ..offline.compose import _source_notes as source_notes
+from ..offline.compose import compose, direct_reply, followup_note, scope_note
 from ..prompts import PROMPTS
 from ..state import MainSupervisorState
 
@@ -46,7 +46,7 @@ def make_generate_response(ctx: SupervisorContext) -> Any:
         agg = state.get("aggregated") or {}
         intent = (state.get("planning_state") or {}).get("analyzed_intent") or {}
         if not agg:  # responding directly after planning
-            text = GREETING if intent.get("intent_type") == "greeting" else OUT_OF_SCOPE
+            text = direct_reply(intent)
             return {"reply": text, "current_phase": "respond", "finish_reason": "direct", "artifacts": []}
         if ctx.models.responder is None:
             return {"reply": compose(query, agg), "current_phase": "respond"}
@@ -64,7 +64,7 @@ def make_generate_response(ctx: SupervisorContext) -> Any:
             footer.append("확인이 필요한 정보: " + "; ".join(agg["missing"]))
         if citations:
             footer.append("근거 조문: " + ", ".join(c["citation"] for c in citations))
-        return {"reply": followup_note(agg) + "\n\n".join([text, "\n".join(footer)]).strip(),
+        return {"reply": followup_note(agg) + scope_note(agg) + "\n\n".join([text, "\n".join(footer)]).strip(),
                 "current_phase": "respond"}
 
     return generate_response

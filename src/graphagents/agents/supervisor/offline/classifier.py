@@ -18,7 +18,10 @@ from typing import Any, Protocol
 import numpy as np
 import yaml
 
+from graphagents.korean import find_amounts
+
 from .. import entities as ent
+from ..analysis.fees import FEE
 from .lexicon import lexicon, normalise
 
 PACKAGE = "graphagents.agents.supervisor.offline"
@@ -106,6 +109,7 @@ class PlanningClassifier:
         scopes = [s for s, pat in lex.scopes.items() if pat.search(text)]
         doc = bool(lex.teams["document"].search(text))
         domain = bool(scopes or doc or lex.teams["analysis_explicit"].search(text))
+        scopes = _drop_stated_scopes(text, scopes, entities)
         if not domain:
             if lex.greeting.search(text) or knn_intent == "greeting":
                 return PlanGuess("greeting", (), (), max(intent_scores.get("greeting", 0.0), 0.6), neighbours=shown)
@@ -116,6 +120,8 @@ class PlanningClassifier:
             if not scopes:
                 scopes = ["laws"]
         reasons: dict[str, str] = {}
+        if "market" not in scopes and _needs_price(text, entities):
+            scopes.append("market")
         if "laws" not in scopes and "market" not in scopes and "loans" not in scopes:
             scopes.append("laws")
         scopes = [s for s in ("laws", "market", "loans") if s in scopes]
@@ -135,6 +141,8 @@ class PlanningClassifier:
             teams.append("document")
             reasons["document"] = "문서 작성 요청 표현이 있음"
         intent = _intent(scopes, [t for t in teams if t not in optional], knn_intent)
+        if analysis and "깡통전세" in why and "document" not in teams:
+            intent = "risk_check"
         confidence = _confidence(teams, scopes, near, weights, total)
         return PlanGuess(intent, tuple(teams), tuple(scopes), confidence, tuple(optional), reasons, shown,
                          document_uses_analysis=doc and "analysis" in teams and bool(_DOC_NEEDS_ANALYSIS.search(text)))
@@ -142,6 +150,13 @@ class PlanningClassifier:
     @staticmethod
     def _analysis(text: str, scopes: Sequence[str], entities: Mapping[str, Any]) -> tuple[bool, str]:
         lex = lexicon()
+        if m := FEE.search(text):
+            return True, f"법정 요율표로 중개보수 상한('{m.group(0)}')을 계산해야 함"
+        if (m := lex.teams["risk"].search(text)) and ent.amount(entities, "deposit") and (
+                ent.amount(entities, "price") or entities.get("senior_debt") or "market" in scopes):
+            return True, f"보증금과 가격·선순위 채권으로 깡통전세 위험('{m.group(0)}')을 계산해야 함"
+        if re.search(r"깡통", text):
+            return True, "깡통전세 판단 방법과 확인 사항(수치가 없으면 무엇이 필요한지)"
         if (m := lex.teams["analysis_explicit"].search(text)) and not re.search(r"내역|목록|리스트", text):
             return True, f"계산·비교 요청('{m.group(0)}')"
         if lex.teams["lookup"].search(text):
@@ -152,6 +167,41 @@ class PlanningClassifier:
         if "loans" in scopes and quantity and (ent.amount(entities, "price") or ent.amount(entities, "income")):
             return True, "대출 한도 계산 필요"
         return False, ""
+
+
+_BETWEEN = re.compile(r"\s?(?:은|는|이|가|도|:)?\s?(?:약|대략|한)?\s?")
+_NONE_AFTER = re.compile(r"\s?(?:은|는|이|가|도)?\s?(?:전혀\s?|하나도\s?)?없")
+_ENGLISH_AMOUNT_AFTER = re.compile(r"\s?(?:of|is|was|:)?\s?(?:about|around)?\s?(?:krw\s?|₩\s?)?\d", re.I)
+
+
+def _stated(text: str, match: re.Match[str], starts: Sequence[int]) -> bool:
+    """The scope word states a fact the user gave ("시세 5억", "대출이 1억", "대출은 없"), not a question."""
+    return any(_BETWEEN.fullmatch(text[match.end():s]) for s in starts if s >= match.end()) or bool(
+        _NONE_AFTER.match(text, match.end()) or _ENGLISH_AMOUNT_AFTER.match(text, match.end()))
+
+
+def _drop_stated_scopes(text: str, scopes: list[str], entities: Mapping[str, Any]) -> list[str]:
+    """A price the user gave needs no market lookup, and in a jeonse risk check a loan the user
+    mentions is a debt to count, not a loan to calculate: such scopes are dropped when every word
+    that triggered them states a given amount."""
+    lex = lexicon()
+    starts = [m.start for m in find_amounts(text)]
+    out = []
+    for scope in scopes:
+        matches = list(lex.scopes[scope].finditer(text))
+        stated = bool(matches) and all(_stated(text, m, starts) for m in matches)
+        if scope == "market" and stated and ent.amount(entities, "price"):
+            continue
+        if scope == "loans" and stated and lex.teams["risk"].search(text):
+            continue
+        out.append(scope)
+    return out
+
+
+def _needs_price(text: str, entities: Mapping[str, Any]) -> bool:
+    """A risk check on a named home whose price the user did not give: the market data may have it."""
+    return bool(lexicon().teams["risk"].search(text) and ent.amount(entities, "deposit")
+                and not ent.amount(entities, "price") and (entities.get("complex") or entities.get("region")))
 
 
 def _intent(scopes: Sequence[str], teams: Sequence[str], knn_intent: str) -> str:

@@ -11,9 +11,13 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from graphagents.korean import format_krw
+
+from ..aggregate import SELF_CITING
 from ..tools.laws import expand
 from ..units import format_manwon
 from .lexicon import normalise
+from .scope import not_covered_text
 
 QUOTED_ARTICLES = 3
 _DELEGATED_AMOUNT = re.compile(r"대통령령으로 정하는 (금액|비율|이율)")
@@ -60,17 +64,34 @@ def _clip(text: str, limit: int = 220) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def direct_reply(intent: Mapping[str, Any]) -> str:
+    """The answer when no team ran: a greeting, a topic our data does not cover (named, with where to
+    ask), or a question outside real estate."""
+    if intent.get("intent_type") == "greeting":
+        return GREETING
+    if intent.get("uncovered"):
+        return not_covered_text(list(intent["uncovered"]), partial=False)
+    return OUT_OF_SCOPE
+
+
+def scope_note(agg: Mapping[str, Any]) -> str:
+    """The first line of an answer to a question that also asks about something we do not cover."""
+    topics = (agg.get("intent") or {}).get("uncovered")
+    return not_covered_text(list(topics), partial=True) + "\n\n" if topics else ""
+
+
 def compose(query: str, agg: Mapping[str, Any]) -> str:
     intent = agg.get("intent") or {}
     kind = intent.get("intent_type", "")
-    if kind == "greeting":
-        return GREETING
-    if kind == "out_of_scope":
-        return OUT_OF_SCOPE
+    if kind in ("greeting", "out_of_scope"):
+        return direct_reply(intent)
     lines: list[str] = []
     missing = list(agg.get("missing") or [])
     citations = list(agg.get("citations") or [])
     quoted = quoted_citations(citations)
+    comps_kinds = {c["kind"] for c in ((agg.get("analysis") or {}).get("computations") or [])}
+    if comps_kinds & SELF_CITING:  # the computation is the answer; its articles are listed below it
+        quoted = [c for c in quoted if c.get("match") == "named"]
     for c in quoted:
         lines.append(f"- {c['citation']}({c['title']}): 「{_clip(best_paragraph(c['text'], query))}」")
     if lines:
@@ -83,9 +104,10 @@ def compose(query: str, agg: Mapping[str, Any]) -> str:
         for comp in comps:
             lines += _computation(comp)
     market = agg.get("market")
+    absent = (market or {}).get("complex_missing")
     if market and not comps and market.get("rows"):
         lines += ["", f"조회된 거래 {market['rows']}건 (SQL은 아래에 표시)."]
-    elif market and not market.get("rows"):
+    elif market and not market.get("rows") and not absent:
         lines += ["", "조건에 맞는 거래 데이터를 찾지 못했습니다."]
     loans = agg.get("loans")
     if loans and not any(c["kind"] == "loan" for c in comps):
@@ -110,10 +132,25 @@ def compose(query: str, agg: Mapping[str, Any]) -> str:
     if not lines:
         return "관련 자료를 찾지 못했어요. 질문을 조금 더 구체적으로(지역, 금액, 계약 상황) 알려 주시겠어요?"
     head = _headline(kind)
-    if kind.startswith("market") and not any(c["kind"] == "price_stats" for c in comps) and not (
+    if absent:
+        head = complex_absent(absent, (market or {}).get("source") or {})
+    elif kind.startswith("market") and not any(c["kind"] == "price_stats" for c in comps) and not (
             market and market.get("rows")):
         head = "요청하신 시세를 조회하지 못했습니다."
-    return followup_note(agg) + (head + "\n\n" if head else "") + "\n".join(lines).strip()
+    return followup_note(agg) + scope_note(agg) + (head + "\n\n" if head else "") + "\n".join(lines).strip()
+
+
+def complex_absent(absent: Mapping[str, Any], source: Mapping[str, Any]) -> str:
+    """The answer's first line when the named complex has no row: said, not replaced by its district."""
+    where = ("이 시세 데이터는 테스트용 합성 데이터라 가상 단지(가상단지A~D)의 거래만 있습니다"
+             if source.get("synthetic") else "사용자 지정 거래 테이블에 이 단지의 거래가 없습니다")
+    if absent.get("why", "").startswith("같은 이름의 단지가"):
+        return (f"{absent['name']}(이)라는 단지는 시세 데이터의 여러 구에 있어 어느 단지의 시세인지 알 수 없습니다 "
+                f"({absent['why']}). 여러 단지를 섞은 값으로 계산하지 않았습니다.")
+    if absent.get("why", "").startswith("거래 테이블에 단지명 열이 없어"):
+        where = absent["why"]
+    return (f"{absent['name']}의 거래는 시세 데이터에 없어 이 단지의 시세는 답할 수 없습니다 ({where}). "
+            "같은 구의 다른 단지 거래로 대신 계산하지 않았습니다.")
 
 
 def followup_note(agg: Mapping[str, Any]) -> str:
@@ -176,16 +213,42 @@ def _computation(comp: Mapping[str, Any]) -> list[str]:
         out = [f"- {p['item']}: {format_manwon(p['amount_manwon'])} ({p['numbers']})" for p in r["parts"]]
         return out + [f"  ({n})" for n in r.get("notes", [])]
     if kind == "jeonse_risk":
-        flags = "; ".join(f"{f['label']} [{f['source']}]" for f in r["flags"]) or "기준선 아래"
-        out = [f"- 깡통전세 점검: {r['numbers']} → {flags}"]
-        return out + [f"  확인: {c['item']}" for c in r.get("checks", [])[:4]]
+        return _risk_lines(r)
     if kind == "registry_checks":
-        return [f"- 확인: {c['item']}" for c in r["checks"][:5]]
+        return [f"- {line}" for line in r.get("method", [])] + [f"- 확인: {c['item']}" for c in r["checks"][:5]]
     if kind == "loan":
         return _loan_lines(r) + ([f"  ({comp['note']})"] if comp.get("note") else [])
     if kind == "brokerage_fee":
-        return ["- 중개보수 상한: 요율표(시행규칙·조례)가 데이터에 없어 계산하지 않았습니다"]
+        if not r.get("fee_won"):
+            return ["- 중개보수 상한: " + "; ".join(comp.get("missing") or ["계산에 필요한 정보가 없습니다"])]
+        checked = "" if r["verification"] == "official_text" else ", 법령 원문 대조 전·2차 출처로 확인한 요율"
+        out = [f"- 중개보수 상한: {format_krw(r['fee_won'])} ({comp['numbers']})",
+                f"  (요율: {'매매' if r['kind'] == 'sale' else '임대차'} {r['band']} 구간 {r['rate']} — "
+                f"{r['source']}, {r['effective']} 시행{checked})",
+                "  (실제 중개보수는 이 상한 안에서 시·도 조례와 중개사와의 협의로 정해집니다)"]
+        return out + ([f"  ({r['note']})"] if r.get("note") else [])
     return []
+
+
+_VERIFIED = {"official_text": "", "secondary_source": ", 2차 출처로만 확인", "unverified": ", 미검증",
+             "arithmetic": "", "convention": ""}
+
+
+def _risk_lines(r: Mapping[str, Any]) -> list[str]:
+    """The ratio with its inputs, the highest band it reaches (with its basis), the notes on the debt
+    and the registry items to check."""
+    bound = "최소 " if r.get("lower_bound") else ""
+    out = [f"- 깡통전세 점검(전세보증금 반환보증 방식, (보증금 + 선순위 채권) ÷ 주택가격): {r['numbers']}"
+           + (" — 비율은 이보다 높을 수 있음(하한)" if bound else "")]
+    if r["flags"]:
+        top = r["flags"][0]
+        shown = "(하한 기준) " if bound else ""
+        out.append(f"  → {shown}{top['label']} [근거: {top['source']}{_VERIFIED.get(top.get('verification', ''), '')}]")
+        out += [f"  (함께 넘은 기준: {f['label']})" for f in r["flags"][1:2]]
+    else:
+        out.append("  → 아래 기준선(70%, graphagents 기본값) 아래입니다")
+    out += [f"  ※ {n}" for n in r.get("notes", [])]
+    return out + [f"  확인: {c['item']}" for c in r.get("checks", [])[:4]]
 
 
 def _loan_lines(loans: Mapping[str, Any]) -> list[str]:

@@ -23,7 +23,8 @@ _LATIN = re.compile(r"[A-Za-z]")
 _AMOUNT = re.compile(r"(?:krw|₩)?\s*(\d+(?:\.\d+)?)\s*(billion|million|bn|m)\b\s*(?:won|krw)?", re.I)
 _AREA = re.compile(r"(\d+(?:\.\d+)?)\s*(sqm|m2|㎡|square ?met(?:er|re)s?|pyeong|py)\b", re.I)
 _ROLES = (("보증금", re.compile(r"deposit|jeonse", re.I)), ("연소득", re.compile(r"income|salary|earn", re.I)),
-          ("월세", re.compile(r"monthly|rent", re.I)), ("선순위 채권", re.compile(r"senior|mortgage on|lien", re.I)),
+          ("월세", re.compile(r"monthly|rent", re.I)),
+          ("선순위 채권", re.compile(r"senior|mortgage|lien|landlord'?s? (?:loan|debt)", re.I)),
           ("매매가", re.compile(r"apartment|house|home|price|worth|costs?", re.I)))
 _WINDOW = 24
 

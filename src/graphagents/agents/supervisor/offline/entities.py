@@ -9,13 +9,15 @@ how a spoken size maps onto the 전용면적 the data holds.
 from __future__ import annotations
 
 import re
-from datetime import date
 from typing import Any
 
-from graphagents.korean import PYEONG_M2, find_amounts, parse_area
+from graphagents.korean import PYEONG_M2, find_amounts, find_dates, parse_area
 
 from ..tools.loan_rules import SEOUL_GU
+from .complexes import named_complex
+from .debt import read_senior_debt
 from .lexicon import normalise
+from .parties import extract_parties
 
 # Neighbourhoods people name instead of the 구 (the data and the loan rules are per 구).
 _AREA_NAMES: dict[str, str] = {
@@ -38,14 +40,18 @@ _ROLE_BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("price", re.compile(r"(매매가|매매 ?가격|가격|집값|시세|매매대금|매매)\s*(은|는|이|가|을|를|도)?\s*$")),
     ("loan", re.compile(r"(대출|주담대|대출금)\s*(은|는|이|가|을|를|도)?\s*$")),
 )
-_ROLE_AFTER = (("price", re.compile(r"^\s*(짜리|아파트|집|주택)")), ("converted", re.compile(r"^\s*(을|를)?\s*월세로")),
+_ROLE_AFTER = (("price", re.compile(r"^\s*(짜리|아파트|집(?!값|주인)|주택)")),
                ("income", re.compile(r"^\s*(연봉|소득)")))
+_CONVERTED_AFTER = re.compile(r"^\s*(을|를)?\s*월세로")
 _BARE_THOUSANDS = re.compile(r"(연봉|연소득|소득|수입)\s*(\d+(?:\.\d+)?)\s*천(?!만)")
+# "근저당 9천", "보증금 8천에": a bare 천 after a housing amount's role word is 천만원 too
+_HOUSING_THOUSANDS = re.compile(
+    r"(근저당|선순위|채권\s?최고액|최고액|설정액|대출|융자|보증금|전세금?|매매가?|집값|시세)"
+    r"[^\d,.]{0,10}?(\d+)\s?천(?!만|원|\d)")
 EXCLUSIVE_PER_PYEONG = PYEONG_M2 * 0.755
 """전용면적 per 평형 (공급면적 평): the "84㎡ = 34평형" convention (전용률 about 75.5%)."""
 _TOLERANCE = 0.05
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(%|퍼센트|프로)")
-_DATE = re.compile(r"(20\d{2})\s*[년.\-/]\s*(\d{1,2})\s*[월.\-/]\s*(\d{1,2})\s*일?")
 _LEFT = re.compile(r"(\d+|한|두|세|네|다섯|여섯|일곱|여덟|아홉|열)\s*(개월|달)\s*(정도\s*)?남")
 _KOREAN_COUNT = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9, "열": 10}
 _MONTHS = re.compile(r"최근\s*(\d+)\s*(개월|달)|최근\s*(1|한)\s*년")
@@ -70,12 +76,16 @@ def _time(text: str, start: int, end: int) -> str | None:
 
 
 def _role(text: str, start: int, end: int) -> str:
+    """The role word right before an amount wins ("보증금 2억 집"), except "X을 월세로" (a converted
+    part of it); then what follows ("6억짜리 아파트", "2억 연봉")."""
     before, after = text[max(0, start - 14):start], text[end:end + 8]
-    for role, pat in _ROLE_AFTER:
-        if pat.search(after):
-            return role
+    if _CONVERTED_AFTER.search(after):
+        return "converted"
     for role, pat in _ROLE_BEFORE:
         if pat.search(before):
+            return role
+    for role, pat in _ROLE_AFTER:
+        if pat.search(after):
             return role
     return "other"
 
@@ -90,6 +100,9 @@ def extract_entities(query: str) -> dict[str, Any]:
     if m := _COMPLEX.search(text):
         gu = m.group(2) or (region or {}).get("sigungu")
         out["complex"] = f"가상단지{m.group(1).upper()}" + (f"({gu})" if gu else "")
+    elif named := named_complex(text):  # a real complex by name: the answer is about it or says it is absent
+        out["complex"] = named
+        out["complex_named"] = True
     for word, kind in _PROPERTY.items():
         if word in text:
             out["property_type"] = kind
@@ -112,7 +125,13 @@ def extract_entities(query: str) -> dict[str, Any]:
         if not any(a["at"] <= m.start(2) < a["at"] + len(a["text"]) for a in amounts):
             amounts.append({"role": "income", "manwon": int(float(m.group(2)) * 1000), "text": m.group(0),
                             "at": m.start(2)})
+    for m in _HOUSING_THOUSANDS.finditer(text):
+        if not any(a["at"] <= m.start(2) < a["at"] + len(a["text"]) for a in amounts):
+            amounts.append({"role": _role(text, m.start(2), m.end()), "manwon": int(m.group(2)) * 1000,
+                            "text": text[m.start(2):m.end()], "at": m.start(2)})
     amounts.sort(key=lambda a: a["at"])
+    if (debt := read_senior_debt(text, amounts)) is not None:
+        out["senior_debt"] = debt
     if amounts:
         out["amounts"] = [{k: v for k, v in a.items() if k != "at"} for a in amounts]
     if (area := _area(text)) is not None:
@@ -120,14 +139,10 @@ def extract_entities(query: str) -> dict[str, Any]:
     percents = [float(m.group(1)) for m in _PERCENT.finditer(text)]
     if percents:
         out["percents"] = percents
-    dates = []
-    for m in _DATE.finditer(text):
-        try:
-            dates.append(date(int(m.group(1)), int(m.group(2)), int(m.group(3))).isoformat())
-        except ValueError:
-            continue
+    dates = [d.value.isoformat() for d in find_dates(text) if d.value is not None]
     if dates:
         out["dates"] = dates
+    out.update(extract_parties(query))  # names, address and the role of each date, for documents
     if m := _MONTHS.search(text):
         out["months"] = int(m.group(1)) if m.group(1) else 12
     if m := _LEFT.search(text):

@@ -14,6 +14,7 @@ from langgraph.types import Send
 from graphagents.events import DecisionEvent, ToolCallEvent, ToolResultEvent, emit
 
 from ..aggregate import citation_artifact, loan_artifacts, market_artifacts
+from ..analysis.market import restrict_to_complex
 from ..context import SupervisorContext
 from ..offline.lexicon import lexicon, normalise
 from ..state import TeamInput, TeamOutput, merge_or_reset
@@ -77,15 +78,16 @@ def build_search_team(ctx: SupervisorContext) -> Any:
 
     def market(state: SearchState) -> dict[str, Any]:
         task = state["task"]
+        # A broader search keeps the complex: another complex's or the district's rows are not its prices.
         entities = (state.get("intent") or {}).get("entities") or {}
-        if task.get("broaden"):
-            entities = {k: v for k, v in entities.items() if k != "complex"}
         emit(ToolCallEvent("market_prices", {"entities": entities}, task["id"]))
         try:
             result = run_market(ctx.market_graph, ctx.market_source, state["query"], entities)
         except Exception as exc:  # the sub-agent failing must not sink the team
             result = {"status": "error", "error": f"{type(exc).__name__}: {exc}", "rows": 0, "table": None,
                       "source": ctx.market_source.describe()}
+        if entities.get("complex") and result.get("status") != "error":
+            result = restrict_to_complex(result, str(entities["complex"]))
         emit(ToolResultEvent("market_prices", result["status"] not in ("error", "budget"),
                              f"{result.get('question', '')}: {result['rows']}행 ({result['status']})",
                              {"sql": result.get("sql")}, task["id"]))

@@ -2,6 +2,10 @@
 ``law_store`` option names a PostgreSQL URL), searched hybrid (BM25 over Kiwi morphemes + dense,
 fused with RRF), after an exact lookup of the articles the query or the plan names.
 
+Each article is indexed with its title and what it is about in everyday words
+(``rules/article_topics.yaml``): people ask "집주인 동의 받고 단 시설을 사가라고 할 수 있나" where the
+statute says 부속물매수청구권, and BM25 only matches what is written.
+
 A hit is *relevant* when it also matches lexically with a score near the best one: dense
 similarity alone ranks something first for any question, so it does not count as finding.
 """
@@ -15,7 +19,7 @@ from typing import Any
 from graphagents.retrieval import Document, Store, UpsertResult, open_store
 
 from ..records import Article
-from .laws import article_refs, hit_dict, law_query
+from .laws import article_refs, article_topics, hit_dict, law_query
 
 STORE_NAME = "supervisor_statutes"
 K = 6
@@ -36,8 +40,10 @@ class LawIndex:
         """Open (or build) the index; re-adding unchanged articles is a no-op (content hashes)."""
         location = url or f"file://{Path(data_dir).resolve() / 'retrieval'}"
         store = open_store(location, STORE_NAME, embedder)
-        built = store.upsert(Document(a.id, a.text, {"title": f"{a.law} {a.article_no} {a.title}", "law": a.law,
-                                                     "article_no": a.article_no})
+        topics = article_topics()
+        built = store.upsert(Document(a.id, a.text, {"title": "\n".join([f"{a.law} {a.article_no} {a.title}",
+                                                                          *topics.get(a.id, [])]),
+                                                     "law": a.law, "article_no": a.article_no})
                              for a in articles if not a.deleted)
         return cls(articles, store, built)
 

@@ -37,6 +37,14 @@ def legal_terms() -> dict[str, list[str]]:
     return {str(k): [str(v) for v in vs] for k, vs in data["terms"].items()}
 
 
+@lru_cache(maxsize=1)
+def article_topics() -> dict[str, list[str]]:
+    """Article id -> what the article is about in everyday words (indexed with the article)."""
+    text = resources.files(PACKAGE).joinpath("rules", "article_topics.yaml").read_text("utf-8")
+    data = yaml.safe_load(text)
+    return {str(k): [str(v) for v in vs] for k, vs in data["topics"].items()}
+
+
 def expand(text: str, *, broaden: bool = False) -> list[str]:
     """Statute terms for the colloquial words in ``text`` (all of them when broadening).
 
