@@ -40,8 +40,9 @@ $(LOCAL_STAMP): $(STAMP)
 test-local: $(LOCAL_STAMP)  ## the tests that run the real local model (pytest -m local)
 	$(BIN)/pytest -m local -n 0
 
-lint: $(STAMP)
+lint: $(STAMP)  ## ruff, and the import contracts of pyproject.toml (agents independent, the core names none)
 	$(BIN)/ruff check src tests $(wildcard bench scripts)
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

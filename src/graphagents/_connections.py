@@ -84,6 +84,19 @@ def semantic_caches(url: str | None, namespace: str) -> list[SemanticCache]:
         return [c for (u, ns, _), c in _semantic_caches.items() if u == url and ns == namespace]
 
 
+def erase_semantic_scope(url: str | None, namespace: str, scope: str) -> int:
+    """Delete ``scope``'s entries from the semantic cache ``namespace``: every copy this process has
+    open (one per embedder) and, with Redis, the shared entries even when this process never opened
+    the cache (deleting needs no embedder; a fake one stands in)."""
+    caches = semantic_caches(url, namespace)
+    removed = sum(cache.delete_scope(scope) for cache in caches)
+    if url and url != "memory" and not caches:
+        from .retrieval import FakeEmbedder
+
+        removed += open_semantic_cache(url, namespace=namespace, embedder=FakeEmbedder()).delete_scope(scope)  # type: ignore[arg-type]
+    return removed
+
+
 def session_store_for(url: str) -> SessionStore:
     db = database_for(url)
     with _lock:

@@ -6,8 +6,8 @@ and ``Reply.artifacts``, and the CLI and the web page render each *kind* the sam
 agent produced it. Each artifact serialises to ``{"kind": ..., "title": ..., <fields>}``.
 
     sql                 SqlArtifact(sql, dialect)
-    table               TableArtifact(columns, rows, total_rows)
-    intermediate_table  IntermediateTableArtifact(columns, rows, total_rows, step)
+    table               TableArtifact(columns, rows, total_rows, truncated)
+    intermediate_table  IntermediateTableArtifact(columns, rows, total_rows, truncated, step)
     chart               ChartArtifact(spec)          a small Vega-Lite subset (mark, data.values, x/y)
     citation            CitationArtifact(source, text, url, ref)
     document            DocumentArtifact(id, text, metadata)
@@ -58,12 +58,14 @@ class SqlArtifact(Artifact):
 
 @dataclass(frozen=True)
 class TableArtifact(Artifact):
-    """Rows as lists in column order; ``total_rows`` when ``rows`` is a truncated prefix."""
+    """Rows as lists in column order. When ``rows`` is a prefix of the result: ``truncated`` is true
+    and ``total_rows`` is the true count when it was counted (None: "at least this many")."""
 
     kind: ClassVar[ArtifactKind] = "table"
     columns: Sequence[str]
     rows: Sequence[Sequence[Any]]
     total_rows: int | None = None
+    truncated: bool = False
 
 
 @dataclass(frozen=True)

@@ -3,18 +3,19 @@ agent-chat-ui), named in the repository's ``langgraph.json``, in two forms:
 
 - ``<agent>``: the agent's own compiled graph, compiled without a checkpointer (the LangGraph server
   persists threads itself). Studio draws its nodes and steps through them. Input is the agent's state
-  (slotfill: ``{"user_input": "안녕하세요"}``); a question the agent asks is an ``interrupt`` that the
-  UI answers with ``Command(resume=...)``.
+  (what its ``make_input`` makes, e.g. ``{"user_input": "안녕하세요"}``); a question the agent asks is
+  an ``interrupt`` that the UI answers with ``Command(resume=...)``.
 - ``<agent>_chat``: the agent behind LangGraph's chat convention, for chat clients (agent-chat-ui,
   ``messages`` in and out): each run takes the last human message, runs one turn of a graphagents
   session named after the thread (its state in graphagents' own checkpointer, ``CHECKPOINT_URL``:
   resume or new run decided as the server does) and adds the reply as an AI message, with the
   agent's public state under ``state``.
 
-Each is built when this module is imported, with the options ``GRAPHAGENTS_LANGGRAPH_OPTIONS``
-gives it (JSON, by agent; langgraph.json gives tableqa the example tables) and the configured model
-(``GRAPHAGENTS_LLM``; offline by default); ``build_graph`` and ``chat_graph`` build one for any
-registered agent (plugins included).
+Both are made for every agent the registry has (built-in or installed from another package, by its
+entry point), when this module is imported, with the options ``GRAPHAGENTS_LANGGRAPH_OPTIONS`` gives
+it (JSON, by agent; the repository's langgraph.json gives some agents example data) and the
+configured model (``GRAPHAGENTS_LLM``; offline by default). ``build_graph`` and ``chat_graph``
+build one on demand.
 """
 
 from __future__ import annotations
@@ -28,11 +29,8 @@ from langgraph.graph.message import add_messages
 
 from ._options import validate_options
 from .llm import load_chat_model
-from .registry import BuildContext, get_spec
+from .registry import BuildContext, all_specs, get_spec
 from .settings import get_settings
-
-__all__ = ["build_graph", "chat_graph", "ChatState", "rag", "slotfill", "supervisor", "tableqa", "text2sql",
-           "rag_chat", "slotfill_chat", "supervisor_chat", "tableqa_chat", "text2sql_chat"]
 
 
 def build_graph(name: str) -> Any:
@@ -94,17 +92,19 @@ def chat_graph(name: str) -> Any:
 
 # The LangGraph server takes each name from this module's namespace (``module.__dict__``, not
 # ``getattr``). A function there is a graph factory that it calls on every run, inside its event loop,
-# where building an agent (text2sql's demo database, supervisor's datasets: seconds) would stall
-# every other run (``langgraph dev`` refuses it: BlockingError). So each graph is built once, here,
-# when the server imports this module at start-up (in a worker thread), and shared by the runs, as
-# graphagents' own server shares one graph per agent between its sessions.
-rag = build_graph("rag")
-slotfill = build_graph("slotfill")
-supervisor = build_graph("supervisor")
-tableqa = build_graph("tableqa")
-text2sql = build_graph("text2sql")
-rag_chat = chat_graph("rag")
-slotfill_chat = chat_graph("slotfill")
-supervisor_chat = chat_graph("supervisor")
-tableqa_chat = chat_graph("tableqa")
-text2sql_chat = chat_graph("text2sql")
+# where building an agent (a demo database, datasets: seconds) would stall every other run
+# (``langgraph dev`` refuses it: BlockingError). So each graph is built once, here, when the server
+# imports this module at start-up (in a worker thread), and shared by the runs, as graphagents' own
+# server shares one graph per agent between its sessions.
+def _build_all() -> list[str]:
+    names: list[str] = []
+    for name in sorted(all_specs()):
+        if not name.isidentifier():
+            continue  # langgraph.json names a graph as module:attribute
+        globals()[name] = build_graph(name)
+        globals()[f"{name}_chat"] = chat_graph(name)
+        names += [name, f"{name}_chat"]
+    return names
+
+
+__all__ = ["ChatState", "build_graph", "chat_graph", *_build_all()]

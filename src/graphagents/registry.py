@@ -17,6 +17,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ._options import describe
+from ._subagent import SubAgent, SubAgentResult
 from .artifacts import Artifact, artifacts_from_state
 from .errors import ConfigError, UnknownAgentError
 
@@ -29,8 +30,9 @@ if TYPE_CHECKING:
     from langgraph.store.base import BaseStore
     from pydantic import BaseModel
 
-    from .cache import Cache
+    from .cache import Cache, SemanticCache
     from .evals import Evaluation
+    from .routes import AgentRoutes
     from .settings import Settings
     from .store import Database
     from .userdata import UserData
@@ -39,14 +41,18 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "AgentSpec",
     "BuildContext",
+    "Check",
+    "DoctorContext",
     "EmbedderFactory",
     "EmbedderLike",
     "SessionContext",
+    "SubAgent",
+    "SubAgentResult",
     "all_specs",
     "broken_agents",
-    "build_subagent",
     "get_spec",
     "register",
+    "subagent",
     "unregister",
 ]
 
@@ -94,10 +100,13 @@ class BuildContext:
     ``options`` are the validated agent options with their defaults (``typed_options`` the
     ``AgentSpec.options_model`` instance). ``database`` is the application database, ``store``
     a LangGraph ``BaseStore`` for long-term memory (compile with ``store=ctx.store`` to give nodes
-    ``get_store()``), ``cache(namespace)`` a cache private to this agent, ``embedder`` the sentence
-    embedder (``graphagents.retrieval.load_embedder`` of the ``embedder`` setting unless ``ga.load``
-    was given another; built on first use). The
-    services open on first use, so an agent pays only for what it touches.
+    ``get_store()``), ``user_namespace(user_id, *labels)`` the namespace of a user's items in it
+    (exported and erased with the user's data, no hook needed), ``cache(namespace)`` a cache
+    private to this agent, ``semantic_cache(namespace)`` a semantic cache private to this agent
+    (scope its entries by the user id: ``SemanticCache.delete_scope(user_id)`` is that user's
+    erasure), ``embedder`` the sentence embedder (``graphagents.retrieval.load_embedder`` of the
+    ``embedder`` setting unless ``ga.load`` was given another; built on first use). The services
+    open on first use, so an agent pays only for what it touches.
     """
 
     llm: BaseChatModel | None
@@ -131,6 +140,27 @@ class BuildContext:
 
         return cache_for(self.settings.cache_url, f"{self.agent or 'agent'}:{namespace}", maxsize=maxsize, ttl=ttl)
 
+    def semantic_cache(self, namespace: str) -> SemanticCache:
+        """The process's semantic cache ``<agent>:<namespace>`` (Redis when ``CACHE_URL`` says so),
+        over this context's embedder: one per (cache URL, namespace, embedder), shared by every agent
+        and user-data hook of the process. A hit needs the same scope, an equal slot signature and a
+        close embedding (see :mod:`graphagents.cache`)."""
+        from ._connections import semantic_cache_for
+
+        embedder = self.embedder
+        if embedder is None:
+            from .retrieval import load_embedder
+
+            embedder = load_embedder(self.settings.embedder)
+        return semantic_cache_for(self.settings.cache_url, f"{self.agent or 'agent'}:{namespace}", embedder)
+
+    def user_namespace(self, user_id: str, *labels: str) -> tuple[str, ...]:
+        """The ``store`` namespace of ``user_id``'s items of this agent: ``("users", user_id, agent,
+        *labels)``. The core exports and erases everything under a user's namespace."""
+        from .userdata import user_namespace
+
+        return user_namespace(user_id, self.agent or "agent", *labels)
+
     @property
     def embedder(self) -> EmbedderLike | None:
         factory = self.embedder_factory
@@ -150,6 +180,30 @@ class SessionContext:
 
 def _default_input(text: str, session: SessionContext) -> dict[str, Any]:
     return {"user_input": text, "session_options": dict(session.options)}
+
+
+def _default_user_text(values: Mapping[str, Any]) -> str:
+    text = values.get("user_input")
+    return text if isinstance(text, str) else ""
+
+
+@dataclass(frozen=True)
+class DoctorContext:
+    """What an agent's doctor hook gets: the resolved settings and the agent's options (with their
+    defaults, validated; empty when they do not validate: a check says so)."""
+
+    settings: Settings
+    agent: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of ``graphagents doctor``: ``run()`` returns what it found ("opened", "3 tables") or
+    raises; a ``GraphAgentsError`` is printed as its message, anything else with its type."""
+
+    name: str
+    run: Callable[[], str]
 
 
 _HIDDEN_STATE = frozenset({"messages", "session_options", "remaining_steps", "artifacts"})
@@ -174,7 +228,21 @@ class AgentSpec:
     (``agent.session(**options)``, the HTTP body's ``options``); they are validated when the agent
     is loaded and when a session is created. ``artifacts`` turns the final state of a turn into
     typed artifacts (default: the state key ``"artifacts"``). ``user_data`` exports and erases
-    a user's data that lives outside the checkpointer (see :mod:`graphagents.userdata`).
+    a user's data that lives outside the checkpointer and the user's store namespace (see
+    :mod:`graphagents.userdata`).
+
+    What the surfaces take from an agent, so that none of them names one:
+
+    * ``routes``: the agent's own HTTP routes (:class:`graphagents.routes.AgentRoutes`), mounted
+      under ``/api/agents/<name>``;
+    * ``page_view``: ``"package:file.js"``, an ES module shipped as package data that the web page
+      imports when the agent is selected (served at ``/views/<name>.js``; see docs/architecture.md
+      for what it exports); without one the page draws the state generically;
+    * ``view_data``: what ``GET /api/agents/<name>/view`` returns besides the name, from the
+      agent's options (slotfill: the scenario's groups and labels);
+    * ``user_text``: the user's words in a graph input made by ``make_input`` (the transcript and
+      the session list read it back from the checkpoints);
+    * ``doctor``: the agent's checks for ``graphagents doctor`` (its data, index, services).
     """
 
     name: str
@@ -195,8 +263,13 @@ class AgentSpec:
     """The agent's evaluation (:class:`graphagents.evals.Evaluation`: datasets, case runner, scorer,
     oracle), built on first use; ``graphagents eval <name>`` and ``make eval`` run it."""
     user_data: UserData | None = None
-    """How to export and erase what the agent keeps about a user beyond its sessions' threads
-    (application records, profiles, cache scopes): see :mod:`graphagents.userdata`."""
+    """How to export and erase what the agent keeps about a user beyond its sessions' threads and
+    the user's store namespace (application records, cache scopes): see :mod:`graphagents.userdata`."""
+    routes: Callable[[], AgentRoutes] | None = None
+    page_view: str | None = None
+    view_data: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+    user_text: Callable[[Mapping[str, Any]], str] = _default_user_text
+    doctor: Callable[[DoctorContext], Sequence[Check]] | None = None
 
     @property
     def options_help(self) -> dict[str, str]:
@@ -265,16 +338,20 @@ def get_spec(name: str) -> AgentSpec:
         raise UnknownAgentError(f"unknown agent {name!r}; registered agents: {known}") from None
 
 
-def build_subagent(name: str, parent: BuildContext, *, llm: BaseChatModel | None, **options: Any) -> CompiledStateGraph:
-    """A registered agent's compiled graph, for another agent to run as a sub-graph.
+def subagent(name: str, parent: BuildContext, *, llm: BaseChatModel | None, **options: Any) -> SubAgent:
+    """A registered agent as a typed handle for another agent (a composite agent's team or tool).
 
     The sub-agent is configured through its own options model (validated here, one-line errors
     naming ``name``), shares the parent's settings and embedder, and gets no checkpointer of its
     own: invoked inside a parent node it checkpoints in the parent's thread, and its events reach
-    the session with its namespace."""
+    the session with its namespace. ``SubAgent.invoke(text)`` runs the sub-agent's ``make_input``,
+    its graph, ``public_state`` and ``artifacts``: the parent reads what users of the sub-agent
+    see, never its state keys."""
     from ._options import validate_options
 
     spec = get_spec(name)
     values, typed = validate_options(spec.options_model, options, agent=name, session=False)
-    return spec.build(BuildContext(llm, None, parent.settings, values, agent=name, typed_options=typed,
-                                   embedder_factory=parent.embedder_factory))
+    graph = spec.build(BuildContext(llm, None, parent.settings, values, agent=name, typed_options=typed,
+                                    embedder_factory=parent.embedder_factory))
+    return SubAgent(spec, graph, parent=parent.agent)
+

@@ -315,6 +315,13 @@ class Session:
         snapshot = self.agent.graph.get_state(self.config)
         return jsonable(self.agent.spec.public_state(snapshot.values or {}))
 
+    @property
+    def artifacts(self) -> list[Artifact]:
+        """The typed artifacts of the session's state as it is now (the last answer's SQL, tables ...):
+        what a reopened conversation shows under its last reply."""
+        snapshot = self.agent.graph.get_state(self.config)
+        return list(self.agent.spec.artifacts(snapshot.values or {}))
+
     def settle(self) -> bool:
         """Finish a run that a crash cut short, so that reading the session shows every message it
         took (the next message would finish it too, but the last message of a conversation has no

@@ -50,7 +50,7 @@ class Settings(BaseSettings):
     max_message_chars: int = Field(4000, ge=1, description="longest user message accepted")
     max_body_bytes: int = Field(64_000, ge=1024, description="largest HTTP request body accepted")
     max_upload_bytes: int = Field(
-        20_000_000, ge=1024, description="largest table file accepted by POST /api/uploads (tableqa)"
+        20_000_000, ge=1024, description="largest table file accepted by POST /api/agents/tableqa/uploads (tableqa)"
     )
     step_cap: int = Field(60, ge=5, description="default LangGraph steps per turn before a turn is ended")
     durability: Literal["sync", "async", "exit"] = Field(

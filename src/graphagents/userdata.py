@@ -5,9 +5,11 @@ What belongs to a user:
 * session records (``ga_sessions``, with each session's options, e.g. a customer profile);
 * each session's LangGraph thread in the checkpointer (every checkpoint, write and blob);
 * long-term memory items under :func:`user_namespace` in the ``BaseStore``;
-* whatever an agent or a component keeps elsewhere (application records, profiles, cache scopes),
-  reached through a :class:`UserData` hook: ``AgentSpec(user_data=UserData(export=..., delete=...))``
-  for an agent, :func:`register_user_data` for anything else (a shared cache, a plugin's table).
+* whatever an agent or a component keeps elsewhere (application records, cache scopes), reached
+  through a :class:`UserData` hook: ``AgentSpec(user_data=UserData(export=..., delete=...))`` for an
+  agent, :func:`register_user_data` for anything else (a shared cache, a plugin's table). A hook
+  gets a :class:`UserScope` with the same services as the agent's ``BuildContext`` (database,
+  store namespaces, caches, ``erase_semantic_cache``), so it needs nothing private.
 
 :func:`delete_user` removes the session records first (so no new turn can start on them), then the
 threads, the hooks' data and the memory items. SQLite files are opened with ``secure_delete`` and
@@ -80,14 +82,28 @@ class UserScope:
 
         return cache_for(self.settings.cache_url, f"{self.agent or 'agent'}:{namespace}")
 
+    def user_namespace(self, *labels: str) -> tuple[str, ...]:
+        """This user's ``store`` namespace for the agent, as ``BuildContext.user_namespace`` makes it."""
+        return user_namespace(self.user_id, self.agent or "agent", *labels)
+
+    def erase_semantic_cache(self, namespace: str) -> int:
+        """Delete this user's entries (scope = the user id) from the semantic cache that
+        ``BuildContext.semantic_cache(namespace)`` gives the agent: every copy this process opened,
+        and the shared one in Redis even if this process never opened it. Returns how many went."""
+        from ._connections import erase_semantic_scope
+
+        return erase_semantic_scope(self.settings.cache_url, f"{self.agent or 'agent'}:{namespace}", self.user_id)
+
 
 @dataclass(frozen=True)
 class UserData:
     """How to export and erase what an agent or component keeps about a user outside the core's
-    stores. ``export`` returns JSON-able data; ``delete`` removes it and returns how many things went."""
+    stores. ``export`` returns JSON-able data; ``delete`` removes it and returns how many things went.
+    Either may be left out (a cache is erased but not exported: it holds copies, not what the user
+    gave)."""
 
-    export: Callable[[UserScope], Mapping[str, Any]]
-    delete: Callable[[UserScope], int]
+    export: Callable[[UserScope], Mapping[str, Any]] | None = None
+    delete: Callable[[UserScope], int] | None = None
 
 
 _hooks: dict[str, UserData] = {}
@@ -160,7 +176,8 @@ def export_user(user_id: str, *, settings: Settings,
                          "options": r.options, "state": jsonable(dict(values))})
     by_agent = _sessions_by_agent(records)
     hooks = {name: jsonable(dict(hook.export(scope)))
-             for name, hook, scope in _hooked(user_id, settings, by_agent, agent_options or {})}
+             for name, hook, scope in _hooked(user_id, settings, by_agent, agent_options or {})
+             if hook.export is not None}
     memory = [{"namespace": list(item.namespace), "key": item.key, "value": jsonable(item.value),
                "updated_at": _iso(item.updated_at.timestamp())}
               for item in _store_items(_connections.store_for(settings.resolved_store_url), user_id)]
@@ -193,7 +210,8 @@ def delete_user(user_id: str, *, settings: Settings,
             saver.delete_thread(thread)
         removed["threads"] += 1
     for name, hook, scope in _hooked(user_id, settings, by_agent, agent_options or {}):
-        removed[name] = int(hook.delete(scope))
+        if hook.delete is not None:
+            removed[name] = int(hook.delete(scope))
     store = _connections.store_for(settings.resolved_store_url)
     for item in _store_items(store, user_id):
         store.delete(tuple(item.namespace), item.key)

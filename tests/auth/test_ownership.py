@@ -35,17 +35,18 @@ ROUTES = {
     ("GET", "/api/auth/me"): "the caller's own identity",
     ("GET", "/api/me/data"): "the caller's own data",
     ("DELETE", "/api/me/data"): "the caller's own data",
-    ("POST", "/api/uploads"): "creates an upload owned by the caller",
-    ("GET", "/api/uploads"): "the caller's own uploads",
-    ("DELETE", "/api/uploads/{upload_id}"): "owner only",
+    ("POST", "/api/agents/tableqa/uploads"): "creates an upload owned by the caller",
+    ("GET", "/api/agents/tableqa/uploads"): "the caller's own uploads",
+    ("DELETE", "/api/agents/tableqa/uploads/{upload_id}"): "owner only",
     ("GET", "/favicon.ico"): "public: the page's icon",
+    ("GET", "/views/{name}.js"): "public: an agent's page view module (code, the same for everyone)",
     ("GET", "/api/agents/{name}/view"): "catalog: the same for every user",
     ("GET", "/api/agents/{name}/sessions"): "the caller's own sessions only",
     ("PATCH", "/api/agents/{name}/sessions/{session_id}"): "owner only",
     ("DELETE", "/api/agents/{name}/sessions/{session_id}"): "owner only",
     ("GET", "/api/agents/{name}/sessions/{session_id}/transcript"): "owner only",
-    ("GET", "/api/rag/profile"): "the caller's own profile",
-    ("DELETE", "/api/rag/profile"): "the caller's own profile",
+    ("GET", "/api/agents/rag/profile"): "the caller's own profile",
+    ("DELETE", "/api/agents/rag/profile"): "the caller's own profile",
 }
 
 GUESSED = ["1", "0", "0000000000000000", "admin", "anonymous", "ffffffffffffffff", "session"]
@@ -90,7 +91,7 @@ async def victim(client: httpx.AsyncClient, alice: User) -> dict[str, Any]:
     await say(client, alice, "memo", ids["memo"], f"my note {secret}")
     await say(client, alice, "slotfill", ids["slotfill"], "안녕하세요")
     await say(client, alice, "example", ids["example"], f"name:{secret}")
-    res = await client.post("/api/uploads", files={"file": ("t.csv", f"{secret},x\n1,2\n".encode())},
+    res = await client.post("/api/agents/tableqa/uploads", files={"file": ("t.csv", f"{secret},x\n1,2\n".encode())},
                             headers=alice.headers)
     assert res.status_code == 201, res.text
     return {"ids": ids, "upload": res.json()["id"], "markers": [secret, phone, name, "7319", alice.user_id, alice.key]}
@@ -153,7 +154,8 @@ async def test_two_users_every_route_each_others_ids_zero_leaks(
     ids = victim["ids"]
     state = (await client.get(f"/api/agents/memo/sessions/{ids['memo']}", headers=alice.headers)).json()
     assert state["state"]["notes"] == [f"my note {victim['markers'][0]}"]
-    assert [u["id"] for u in (await client.get("/api/uploads", headers=alice.headers)).json()] == [victim["upload"]]
+    uploads = (await client.get("/api/agents/tableqa/uploads", headers=alice.headers)).json()
+    assert [u["id"] for u in uploads] == [victim["upload"]]
     frames = await say(client, alice, "example", ids["example"], "teal")
     assert frames[-1][1]["text"] == f"{victim['markers'][0]} likes teal."
 

@@ -24,16 +24,16 @@ from graphagents.usage import Usage, UsageRecorder, UsageSummary
 def test_artifacts_round_trip_through_dicts() -> None:
     items = [
         SqlArtifact(sql="SELECT 1", dialect="sqlite", title="query"),
-        IntermediateTableArtifact(columns=["a"], rows=[[1], [2]], total_rows=10, step="filter"),
+        IntermediateTableArtifact(columns=["a"], rows=[[1], [2]], total_rows=10, truncated=True, step="filter"),
         DocumentArtifact(id="d1", text="본문", metadata={"page": 3}),
     ]
     dicts = [a.to_dict() for a in items]
     assert [d["kind"] for d in dicts] == ["sql", "intermediate_table", "document"]
     assert dicts[1] == {"kind": "intermediate_table", "title": "", "columns": ["a"], "rows": [[1], [2]],
-                        "total_rows": 10, "step": "filter"}
+                        "total_rows": 10, "truncated": True, "step": "filter"}
     assert [artifact_from_dict(d) for d in dicts] == [
         SqlArtifact(sql="SELECT 1", dialect="sqlite", title="query"),
-        IntermediateTableArtifact(columns=["a"], rows=[[1], [2]], total_rows=10, step="filter"),
+        IntermediateTableArtifact(columns=["a"], rows=[[1], [2]], total_rows=10, truncated=True, step="filter"),
         DocumentArtifact(id="d1", text="본문", metadata={"page": 3}),
     ]
     assert artifacts_from_state({"artifacts": [items[0], dicts[2]]}) == [items[0], items[2]]

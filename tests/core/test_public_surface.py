@@ -6,7 +6,20 @@ import inspect
 import types
 
 import graphagents as ga
-from graphagents import artifacts, errors, events, nodes, privacy, registry, runtime, settings, steps, usage, userdata
+from graphagents import (
+    artifacts,
+    errors,
+    events,
+    nodes,
+    privacy,
+    registry,
+    routes,
+    runtime,
+    settings,
+    steps,
+    usage,
+    userdata,
+)
 
 EXPECTED = [
     "Agent", "AgentSpec", "Artifact", "BuildContext", "BusyError", "ChartArtifact", "CitationArtifact", "ConfigError",
@@ -37,7 +50,8 @@ def test_nothing_public_leaks_besides_all_and_submodules() -> None:
 
 
 def test_public_modules_declare_all_and_it_is_accurate() -> None:
-    for module in (artifacts, errors, events, nodes, privacy, registry, runtime, settings, steps, usage, userdata):
+    for module in (artifacts, errors, events, nodes, privacy, registry, routes, runtime, settings, steps, usage,
+                   userdata):
         names = module.__all__
         assert names and all(hasattr(module, n) for n in names), module.__name__
         defined_here = {n for n, v in vars(module).items() if not n.startswith("_")
@@ -65,6 +79,8 @@ PUBLIC_MODULES = {
     "store", "usage",
     # the data that ships inside the package (corpora, statutes, example tables, evaluation sets)
     "packagedata",
+    # what an agent's own HTTP routes get (the caller, the app's settings, one-line errors): plugin interface v2
+    "routes",
     # access control (auth branch): keys/JWT/limits, log redaction, a user's data export and erasure
     "auth", "privacy", "userdata",
     # shared packages other work streams own (docs/INTERFACES): listed so that adding one is a decision

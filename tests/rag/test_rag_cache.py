@@ -37,13 +37,13 @@ def test_a_different_number_is_a_miss(make_agent: Any) -> None:
 
 
 def test_a_changed_profile_is_a_miss(make_agent: Any) -> None:
+    from graphagents._connections import store_for
     from graphagents.agents.rag.profiles import ProfileStore
     from graphagents.settings import get_settings
-    from graphagents.store import database_for
 
     agent = make_agent()
     agent.session(None, user_id="c5").send(QUESTION)
-    ProfileStore(database_for(get_settings().resolved_database_url)).put(
+    ProfileStore(store_for(get_settings().resolved_store_url)).put(
         "c5", {"demographics": {"age": 70}, "conditions": ["chronic kidney disease"]})
     again = agent.session(None, user_id="c5").send(QUESTION)
     assert again.state["cache_hit"] is False  # the answer was written for another profile

@@ -38,5 +38,5 @@ async def test_a_turn_over_http(rag_options: dict[str, Any], mini_store: Any) ->
         assert final["state"]["profile"]["demographics"]["age"] == 65
         assert any(kind == "decision" and data.get("kind") == "refine" for kind, data in events)
         assert [a["kind"] for a in final["artifacts"]] and {a["kind"] for a in final["artifacts"]} == {"citation"}
-        profile = (await c.get("/api/rag/profile", headers=headers)).json()
+        profile = (await c.get("/api/agents/rag/profile", headers=headers)).json()
         assert profile["profile"]["conditions"] == ["diabetes"] and "65세" in profile["summary"]

@@ -1,6 +1,6 @@
-"""The per-user profile: stored in the application database (SQLite, PostgreSQL), scoped by user,
-shown and cleared through the CLI and HTTP, part of the user's data export and erasure, and kept
-across a restart together with the session."""
+"""The per-user profile: stored in the user's namespace of the long-term store (SQLite, PostgreSQL),
+scoped by user, shown and cleared through the CLI and HTTP, exported and erased by the core with the
+user's data (no hook), moved over from the old table, and kept across a restart with the session."""
 
 from __future__ import annotations
 
@@ -37,10 +37,10 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def _store() -> ProfileStore:
+    from graphagents._connections import store_for
     from graphagents.settings import get_settings
-    from graphagents.store import database_for
 
-    return ProfileStore(database_for(get_settings().resolved_database_url))
+    return ProfileStore(store_for(get_settings().resolved_store_url))
 
 
 def test_profiles_round_trip_and_stay_per_user(data_dir: Path) -> None:
@@ -57,9 +57,9 @@ def test_profiles_round_trip_and_stay_per_user(data_dir: Path) -> None:
 
 
 def test_profiles_in_postgres(pg_database: str) -> None:
-    from graphagents.store import database_for
+    from graphagents._connections import store_for
 
-    store = ProfileStore(database_for(pg_database))
+    store = ProfileStore(store_for(pg_database))
     store.put("alice", PROFILE)
     store.put("alice", {**PROFILE, "labs": {}})
     assert store.get("alice").profile["labs"] == {} and store.get("alice").profile["vitals"] == PROFILE["vitals"]
@@ -75,17 +75,45 @@ async def test_http_profile_routes_show_and_clear_only_the_callers(data_dir: Pat
     _store().put("bob", {**PROFILE, "demographics": {"age": 30}})
     app = create_app(get_settings())
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
-        res = await client.get("/api/rag/profile", headers={"X-User-Id": "alice"})
+        res = await client.get("/api/agents/rag/profile", headers={"X-User-Id": "alice"})
         assert res.status_code == 200
         body = res.json()
         assert set(body) == {"user_id", "profile", "summary", "updated_at"}
         assert body["user_id"] == "alice" and body["profile"] == PROFILE and body["updated_at"]
-        res = await client.delete("/api/rag/profile", headers={"X-User-Id": "alice"})
+        res = await client.delete("/api/agents/rag/profile", headers={"X-User-Id": "alice"})
         assert res.status_code == 200 and res.json()["profile"] == empty_profile() and res.json()["deleted"] >= 1
-        res = await client.get("/api/rag/profile", headers={"X-User-Id": "bob"})
+        res = await client.get("/api/agents/rag/profile", headers={"X-User-Id": "bob"})
         assert res.json()["profile"]["demographics"] == {"age": 30}  # bob's survives alice's clear
-        res = await client.get("/api/rag/profile", headers={"X-User-Id": "a b"})
+        res = await client.get("/api/agents/rag/profile", headers={"X-User-Id": "a b"})
         assert res.status_code in (400, 401, 422)
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_profiles_of_the_old_table_move_into_the_store_once(data_dir: Path, dialect: str, request: Any) -> None:
+    """Profiles written by the table-backed store stay readable: the first open moves them into the
+    user's namespace (a profile already there wins) and drops the table, so an erasure misses none."""
+    import json
+
+    from graphagents._connections import store_for
+    from graphagents.agents.rag.profiles import LEGACY_TABLE, profile_store_for
+    from graphagents.settings import get_settings
+    from graphagents.store import database_for
+
+    url = request.getfixturevalue("pg_database") if dialect == "postgres" else get_settings().resolved_database_url
+    db = database_for(url)
+    db.execute(f"CREATE TABLE {LEGACY_TABLE} (user_id TEXT PRIMARY KEY, profile TEXT NOT NULL, "
+               "updated_at DOUBLE PRECISION NOT NULL)")
+    db.execute(f"INSERT INTO {LEGACY_TABLE} VALUES (?, ?, ?)", ("olga", json.dumps(PROFILE), 1_700_000_000.0))
+    db.execute(f"INSERT INTO {LEGACY_TABLE} VALUES (?, ?, ?)", ("pia", json.dumps({"conditions": ["asthma"]}), 1.0))
+    store = store_for(get_settings().resolved_store_url)
+    ProfileStore(store).put("pia", {"conditions": ["migraine"]})  # newer, already in the store
+
+    profiles = profile_store_for(store, db)
+    assert profiles.get("olga").profile == PROFILE and profiles.get("olga").updated_at == 1_700_000_000.0
+    assert profiles.get("pia").profile["conditions"] == ["migraine"]
+    exists = ("SELECT to_regclass('ga_rag_profiles') IS NOT NULL" if dialect == "postgres"
+              else "SELECT count(*) FROM sqlite_master WHERE name = 'ga_rag_profiles'")
+    assert not db.fetchall(exists)[0][0]
 
 
 def test_cli_profile_show_and_clear(data_dir: Path) -> None:
@@ -104,22 +132,27 @@ def test_cli_profile_show_and_clear(data_dir: Path) -> None:
 
 
 def test_user_data_export_and_erasure_include_the_profile_and_cached_answers(data_dir: Path) -> None:
-    from graphagents._connections import semantic_cache_for
-    from graphagents.agents.rag.nodes import CACHE_NAMESPACE
+    from graphagents.agents.rag.nodes import CACHE_LABEL
+    from graphagents.registry import BuildContext
     from graphagents.retrieval import load_embedder
     from graphagents.settings import get_settings
     from graphagents.userdata import delete_user, export_user
 
     settings = get_settings()
     _store().put("carol", PROFILE)
-    cache = semantic_cache_for(settings.cache_url, CACHE_NAMESPACE, load_embedder("fake"))
+    _store().put("dave", PROFILE)
+    build = BuildContext(None, None, settings, agent="rag", embedder_factory=lambda: load_embedder("fake"))
+    cache = build.semantic_cache(CACHE_LABEL)  # the cache the rag graph uses
     cache.store("메트포르민 부작용?", {"answer": "x"}, scope="carol", signature="s")
     cache.store("메트포르민 부작용?", {"answer": "y"}, scope="dave", signature="s")
     exported = export_user("carol", settings=settings)
-    assert exported["data"]["rag"]["profile"] == PROFILE
+    profiles = [m for m in exported["memory"] if m["namespace"][2:] == ["rag", "profile"]]
+    assert [p["value"]["profile"] for p in profiles] == [PROFILE]  # from the store, by the core, no hook
+    assert "rag" not in exported["data"]  # cached answers are erased, not exported
     removed = delete_user("carol", settings=settings)
-    assert removed["rag"] == 2  # the profile and one cached answer
+    assert removed["memory"] >= 1 and removed["rag"] == 1  # the profile (a memory item) and one cached answer
     assert _store().get("carol").profile == empty_profile()
+    assert _store().get("dave").profile == PROFILE
     assert cache.lookup("메트포르민 부작용?", scope="carol", signature="s") is None
     assert cache.lookup("메트포르민 부작용?", scope="dave", signature="s") is not None
 

@@ -87,8 +87,8 @@ def _final(text: str) -> dict[str, Any]:
 
 
 async def test_hostile_code_over_http_is_refused_or_contained(client: httpx.AsyncClient, sentinel_dir: Path) -> None:
-    res = await client.post("/api/uploads", files={"file": ("department.csv", Path(DEPARTMENT).read_bytes())},
-                            headers=USER)
+    res = await client.post("/api/agents/tableqa/uploads",
+                            files={"file": ("department.csv", Path(DEPARTMENT).read_bytes())}, headers=USER)
     table = res.json()["id"]
     sid = (await client.post("/api/agents/tableqa/sessions", json={"options": {"tables": [table]}},
                              headers=USER)).json()["session_id"]

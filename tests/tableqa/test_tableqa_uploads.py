@@ -33,7 +33,8 @@ async def client(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
 
 async def upload(client: httpx.AsyncClient, name: str, data: bytes, headers: dict[str, str] = ALICE,
                  **params: str) -> httpx.Response:
-    return await client.post("/api/uploads", files={"file": (name, data)}, headers=headers, params=params)
+    return await client.post("/api/agents/tableqa/uploads", files={"file": (name, data)}, headers=headers,
+                             params=params)
 
 
 def _sse_final(text: str) -> dict[str, Any]:
@@ -73,7 +74,7 @@ async def test_every_format_uploads_with_its_shape(client: httpx.AsyncClient, tm
         assert body["name"] == "department" and body["rows"] == 15 and body["bytes"] == len(data)
         assert body["columns"] == list(frame.columns) and body["id"].startswith("tbl_")
         ids.add(body["id"])
-    listed = (await client.get("/api/uploads", headers=ALICE)).json()
+    listed = (await client.get("/api/agents/tableqa/uploads", headers=ALICE)).json()
     assert {u["id"] for u in listed} == ids
 
 
@@ -94,11 +95,11 @@ async def test_bad_files_are_one_line_4xx(client: httpx.AsyncClient, tmp_path: P
         body = res.json()
         assert "\n" not in body["detail"] and body["detail"] == body["error"] and words in body["detail"], body
         assert "/tmp/" not in body["detail"]  # the server's temporary path is not shown
-    res = await client.post("/api/uploads", json={"file": "a,b"}, headers=ALICE)
+    res = await client.post("/api/agents/tableqa/uploads", json={"file": "a,b"}, headers=ALICE)
     assert res.status_code == 415
-    res = await client.post("/api/uploads", files={"other": ("a.csv", b"a\n1\n")}, headers=ALICE)
+    res = await client.post("/api/agents/tableqa/uploads", files={"other": ("a.csv", b"a\n1\n")}, headers=ALICE)
     assert res.status_code == 422 and "field 'file'" in res.json()["detail"]
-    assert (await client.get("/api/uploads", headers=ALICE)).json() == []
+    assert (await client.get("/api/agents/tableqa/uploads", headers=ALICE)).json() == []
 
 
 async def test_a_sheet_or_table_is_picked_by_name(client: httpx.AsyncClient, tmp_path: Path) -> None:
@@ -120,7 +121,7 @@ async def test_over_the_limit_is_413_and_the_server_stays_up(client: httpx.Async
             yield b"1,2\n" * 1000
         yield b"\r\n--x--\r\n"
 
-    res = await client.post("/api/uploads", content=chunks(),
+    res = await client.post("/api/agents/tableqa/uploads", content=chunks(),
                             headers={**ALICE, "Content-Type": "multipart/form-data; boundary=x"})
     assert res.status_code == 413
     assert (await client.get("/healthz")).json()["status"] == "ok"
@@ -134,11 +135,11 @@ async def test_over_the_limit_is_413_and_the_server_stays_up(client: httpx.Async
 async def test_uploads_are_scoped_to_their_user(client: httpx.AsyncClient) -> None:
     res = await upload(client, "secret.csv", b"SecretColumn,v\nx,1\n")
     table_id = res.json()["id"]
-    assert (await client.get("/api/uploads", headers=BOB)).json() == []
-    res = await client.delete(f"/api/uploads/{table_id}", headers=BOB)
+    assert (await client.get("/api/agents/tableqa/uploads", headers=BOB)).json() == []
+    res = await client.delete(f"/api/agents/tableqa/uploads/{table_id}", headers=BOB)
     assert res.status_code == 404 and "SecretColumn" not in res.text
     for bad in ("tbl_" + "0" * 32, "..", "x"):
-        assert (await client.delete(f"/api/uploads/{bad}", headers=ALICE)).status_code == 404
+        assert (await client.delete(f"/api/agents/tableqa/uploads/{bad}", headers=ALICE)).status_code == 404
     # bob cannot use alice's id in a session
     sid = (await client.post("/api/agents/tableqa/sessions", json={"options": {"tables": [table_id]}},
                              headers=BOB)).json()["session_id"]
@@ -148,9 +149,9 @@ async def test_uploads_are_scoped_to_their_user(client: httpx.AsyncClient) -> No
     assert final["state"]["status"] == "error" and "no uploaded table" in final["state"]["reason"]
     assert not final["state"]["original_tables"] and "SecretColumn" not in res.text
     # alice deletes hers: gone from the list and from the store
-    res = await client.delete(f"/api/uploads/{table_id}", headers=ALICE)
+    res = await client.delete(f"/api/agents/tableqa/uploads/{table_id}", headers=ALICE)
     assert res.status_code == 200 and res.json()["deleted"] == table_id
-    assert (await client.get("/api/uploads", headers=ALICE)).json() == []
+    assert (await client.get("/api/agents/tableqa/uploads", headers=ALICE)).json() == []
     assert table_id not in get_store()
 
 

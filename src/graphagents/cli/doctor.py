@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from collections.abc import Callable
 
 from rich.table import Table
 
 from ..errors import ConfigError, GraphAgentsError, redact_url
-from ..registry import all_specs, broken_agents
-from ..settings import get_settings
+from ..registry import AgentSpec, Check, DoctorContext, all_specs, broken_agents
+from ..settings import Settings, get_settings
 from .render import console
 
 
@@ -84,8 +83,8 @@ def run_doctor() -> int:
         ("agents", agents),
         ("local model", _local_model),
     ]
-    if os.environ.get("NEO4J_URI"):
-        checks.append(("neo4j", _neo4j))
+    for _, spec in sorted(all_specs().items()):
+        checks.extend((check.name, check.run) for check in _agent_checks(spec, settings))
     problems = 0
     for name, check in checks:
         try:
@@ -105,13 +104,20 @@ def _local_model() -> str:
     return doctor_check()
 
 
-def _neo4j() -> str:
+def _agent_checks(spec: AgentSpec, settings: Settings) -> list[Check]:
+    """The agent's own checks (``AgentSpec.doctor``): its data, index and services. Options that do
+    not validate, or a hook that fails, are one failed line, never a crashed doctor."""
+    if spec.doctor is None:
+        return []
+    from .._options import validate_options
+
     try:
-        import neo4j
-    except ImportError:
-        return "NEO4J_URI is set but the driver is missing: pip install 'graphagents[neo4j]'"
-    uri = os.environ["NEO4J_URI"]
-    auth = (os.environ.get("NEO4J_USER", "neo4j"), os.environ.get("NEO4J_PASSWORD", ""))
-    with neo4j.GraphDatabase.driver(uri, auth=auth) as driver:
-        driver.verify_connectivity()
-    return f"reachable at {redact_url(uri)}"
+        options, _ = validate_options(spec.options_model, {}, agent=spec.name, session=False)
+        return list(spec.doctor(DoctorContext(settings, spec.name, dict(options))))
+    except Exception as exc:
+        reason = f"{exc}" if isinstance(exc, GraphAgentsError) else f"{type(exc).__name__}: {exc}"
+
+        def failed() -> str:
+            raise ConfigError(f"its checks could not be made: {reason}")
+
+        return [Check(spec.name, failed)]

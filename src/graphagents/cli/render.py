@@ -1,9 +1,10 @@
 """Console rendering of events and replies (rich), kept apart from the command definitions.
 
 Artifacts are rendered by kind (sql, table, chart, citation, document ...), never by agent. By
-default a turn prints what a user asked for: the reply, then the SQL, result table, chart and
-citations; ``verbose`` adds the internals (reasoning and tool tokens, decisions, tool results,
-intermediate tables, retrieved documents).
+default a turn prints what a user asked for: the reply, then the SQL, result table, chart,
+citations and the documents written for them (a Markdown draft, rendered); ``verbose`` adds the
+internals (reasoning and tool tokens, decisions, tool results, intermediate tables, retrieved
+documents).
 """
 
 from __future__ import annotations
@@ -88,10 +89,22 @@ def render_final(event: FinalEvent, *, already_streamed: bool = False, verbose: 
     if not already_streamed:
         console.print(f"[bold]{_escape(event.text)}[/bold]")
     for artifact in event.artifacts:
-        if verbose or not isinstance(artifact, IntermediateTableArtifact | DocumentArtifact):
+        if verbose or not _internal(artifact):
             render_artifact(artifact)
     for other in list(event.questions)[1:]:
         console.print(f"[dim]also waiting: {_escape(other.text)}[/dim]", highlight=False)
+
+
+def is_written_document(artifact: Artifact) -> bool:
+    """A document the agent wrote for the user (``metadata.format == "markdown"``: a draft), as opposed
+    to a retrieved passage."""
+    return isinstance(artifact, DocumentArtifact) and artifact.metadata.get("format") == "markdown"
+
+
+def _internal(artifact: Artifact) -> bool:
+    if isinstance(artifact, IntermediateTableArtifact):
+        return True
+    return isinstance(artifact, DocumentArtifact) and not is_written_document(artifact)
 
 
 def render_artifact(artifact: Artifact) -> None:
@@ -110,6 +123,10 @@ def render_artifact(artifact: Artifact) -> None:
         link = f" <{artifact.url}>" if artifact.url else ""
         quote = f": {artifact.text[:200]}" if artifact.text else ""
         console.print(f"{ref}{artifact.source}{link}{quote}", style="dim", markup=False, highlight=False)
+    elif isinstance(artifact, DocumentArtifact) and is_written_document(artifact):
+        from rich.markdown import Markdown
+
+        console.print(Markdown(artifact.text))
     elif isinstance(artifact, DocumentArtifact):
         console.print(f"[{artifact.id}] {artifact.text[:300]}", style="dim", markup=False, highlight=False)
 

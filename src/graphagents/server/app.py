@@ -31,19 +31,19 @@ from ..errors import (
     UnknownSessionError,
     UsageError,
 )
+from ..events import jsonable
 from ..registry import all_specs, get_spec
+from ..routes import error_response
 from ..runtime import Agent
 from ..settings import Settings, get_settings
 from .auth import CurrentUser
 from .auth_routes import install_access
 from .errors import describe_validation_error
 from .limits import Admission, BodyLimitMiddleware, MethodGuardMiddleware
-from .rag_routes import router as rag_router
+from .plugins import mount_agent_routes, page_view_url
+from .plugins import router as plugins_router
 from .sessions_routes import router as sessions_router
 from .sse import EventStream
-from .uploads import PATH as UPLOADS
-from .uploads import router as uploads_router
-from .uploads import upload_body_limit
 
 log = logging.getLogger("graphagents.server")
 
@@ -169,14 +169,8 @@ def _status(exc: GraphAgentsError) -> int:
     return 500
 
 
-MAX_ERROR_CHARS = 300
-
-
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    line = " ".join(message.split())
-    if len(line) > MAX_ERROR_CHARS:
-        line = line[: MAX_ERROR_CHARS - 1] + "…"
-    return JSONResponse({"error": line}, status_code=status, headers=headers)
+    return error_response(status, message, headers)
 
 
 def create_app(settings: Settings | None = None, agent_options: dict[str, dict[str, Any]] | None = None, *,
@@ -188,6 +182,7 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
     app = FastAPI(title="graphagents", version=__version__, description="Five LangGraph agents over HTTP + SSE.")
     pool = AgentPool(settings, agent_options or {})
     app.state.pool = pool
+    app.state.settings, app.state.agent_options = settings, pool.options  # what agents' routes get
     readiness = Readiness()
     admission = Admission(settings.max_active_turns)
     app.state.readiness, app.state.admission = readiness, admission
@@ -195,10 +190,9 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
     app.state.body_limits = {}  # path prefix -> bytes, for routers that take larger bodies (uploads)
     app.add_middleware(MethodGuardMiddleware, router=app.router)
     app.add_middleware(BodyLimitMiddleware, default=settings.max_body_bytes, limits=app.state.body_limits)
-    app.state.body_limits[UPLOADS] = upload_body_limit(settings)  # the route checks its own exact limit
-    app.include_router(uploads_router)  # tableqa's table uploads (own size limit: max_upload_bytes)
     app.include_router(sessions_router)  # the page's session list (rename, delete, transcript), views, favicon
-    app.include_router(rag_router)  # /api/rag/profile (the caller's own)
+    app.include_router(plugins_router)  # each agent's page view module (/views/<name>.js)
+    mount_agent_routes(app, settings)  # each agent's own routes under /api/agents/<name>/ (and body limits)
 
     @app.exception_handler(GraphAgentsError)
     async def on_ga_error(request: Request, exc: GraphAgentsError) -> JSONResponse:
@@ -258,6 +252,7 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
                 "samples": [list(x) for x in s.samples],
                 "options": json_schema(s.options_model),
                 "session_options": json_schema(s.session_options_model),
+                "page_view": page_view_url(s),
             }
             for s in sorted(all_specs().values(), key=lambda s: s.name)
         ]
@@ -276,11 +271,13 @@ def create_app(settings: Settings | None = None, agent_options: dict[str, dict[s
         agent = await pool.get(name)
         session = await asyncio.to_thread(agent.get_session, session_id, user_id)
         await asyncio.to_thread(session.settle)  # a run a crash cut short is finished before it is read
-        state, questions = await asyncio.to_thread(lambda: (session.state, session.questions))
+        state, questions, artifacts = await asyncio.to_thread(
+            lambda: (session.state, session.questions, session.artifacts))
         return {
             "session_id": session.id, "agent": name, "user_id": session.user_id, "state": state,
             "pending": questions[0].text if questions else None,
             "questions": [{"id": q.id, "text": q.text, "path": list(q.path)} for q in questions],
+            "artifacts": jsonable(list(artifacts)),
         }
 
     @app.post("/api/agents/{name}/sessions/{session_id}/messages", response_class=EventStream,

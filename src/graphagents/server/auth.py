@@ -12,7 +12,8 @@ One ASGI middleware (:class:`AccessMiddleware`) so that a route added later cann
   browser request from another origin is refused unless ``GRAPHAGENTS_CORS_ORIGINS`` lists it;
 * each user's requests per minute are limited (429 with ``Retry-After``).
 
-Routes read the result with the :data:`CurrentUser` dependency.
+Routes read the result with the :data:`CurrentUser` dependency (:mod:`graphagents.routes`, where an
+agent's own routes take it from too).
 """
 
 from __future__ import annotations
@@ -21,13 +22,11 @@ import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from http.cookies import SimpleCookie
-from typing import Annotated, Any
+from typing import Any
 from urllib.parse import urlsplit
 
-from fastapi import Depends, Header, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..auth.keys import KeyStore, looks_like_key
@@ -38,6 +37,7 @@ from ..auth.websessions import COOKIE, CSRF_HEADER, WebSessionStore, csrf_matche
 from ..errors import InputError
 from ..events import Event, FinalEvent
 from ..registry import ANONYMOUS
+from ..routes import CurrentUser, Identity, current_user
 from ..runtime import check_user_id
 from ..settings import Settings
 from ..store import database_for
@@ -49,14 +49,6 @@ log = logging.getLogger("graphagents.server.auth")
 _UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 PUBLIC_API = frozenset({("POST", "/api/auth/login")})
 """API routes that need no credentials: signing in itself."""
-
-
-@dataclass(frozen=True)
-class Identity:
-    user_id: str
-    via: str  # "api_key" | "jwt" | "cookie" | "header" | "anonymous"
-    key_id: str | None = None
-    cookie_token: str | None = None
 
 
 class LimitExceeded(Exception):
@@ -245,33 +237,11 @@ async def _send_error(send: Send, status: int, message: str, headers: dict[str, 
     await send({"type": "http.response.body", "body": body})
 
 
-_bearer_scheme = HTTPBearer(auto_error=False, description="an API key (ga_...) or a JWT from the identity provider")
-
-
-async def current_user(  # async: FastAPI would run a plain function in a worker thread, per request
-    request: Request,
-    _credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer_scheme)] = None,
-    _x_user_id: Annotated[str | None, Header(
-        alias="X-User-Id", description='with auth off only: the user (default "anonymous"); ignored with auth on',
-    )] = None,
-) -> str:
-    """The authenticated user's id (set by :class:`AccessMiddleware`; the parameters only document
-    the credentials in the OpenAPI schema)."""
-    identity = request.scope.get("state", {}).get("identity")
-    if not isinstance(identity, Identity):
-        raise RuntimeError("AccessMiddleware is not installed on this app")
-    return identity.user_id
-
-
 def current_identity(request: Request) -> Identity:
     identity = request.scope.get("state", {}).get("identity")
     if not isinstance(identity, Identity):
         raise RuntimeError("AccessMiddleware is not installed on this app")
     return identity
-
-
-CurrentUser = Annotated[str, Depends(current_user)]
-"""A route parameter ``user_id: CurrentUser`` gets the caller's user id."""
 
 
 def access_state(app: Any) -> AccessControl:

@@ -7,7 +7,7 @@
 * ``GET    /api/agents/{name}/sessions/{session_id}/transcript``  the conversation so far, read back
   from the checkpointer (what the user said, what the agent answered or asked);
 * ``GET    /api/agents/{name}/view``                              what the page needs to draw an agent's
-  state for people (the slot-filling scenario's groups and Korean labels); the same for every user;
+  state for people (``AgentSpec.view_data``); the same for every user;
 * ``GET    /favicon.ico``                                         the page's icon.
 
 Every session route answers only the session's owner: another user's id is a 404, as everywhere.
@@ -119,13 +119,12 @@ def _owned(settings: Settings, agent: str, session_id: str, user_id: str) -> Ses
 
 # -- the transcript, read back from the checkpoints ---------------------------------------------------
 
-def _user_text(start: Any) -> str:
-    """The user's words in a graph input (``make_input``'s dict; ``user_input`` by convention)."""
+def _user_text(agent: str, start: Any) -> str:
+    """The user's words in a graph input: the agent's ``AgentSpec.user_text`` reads ``make_input``'s
+    dict (``user_input`` unless the agent says otherwise)."""
     if isinstance(start, Mapping):
-        for key in ("user_input", "text", "question", "query", "input"):
-            value = start.get(key)
-            if isinstance(value, str) and value.strip():
-                return value
+        text = get_spec(agent).user_text(start)
+        return text if isinstance(text, str) and text.strip() else ""
     return start if isinstance(start, str) else ""
 
 
@@ -150,7 +149,7 @@ def transcript_of(saver: Any, agent: str, session_id: str) -> list[dict[str, Any
         at = str(c.checkpoint.get("ts", ""))
         if (c.metadata or {}).get("source") == "input":
             close_turn()
-            text = _user_text(values.get("__start__"))
+            text = _user_text(agent, values.get("__start__"))
             if text:
                 out.append({"role": "user", "text": text, "at": at})
         writes = list(c.pending_writes or [])
@@ -259,33 +258,14 @@ async def session_transcript(name: str, session_id: str, request: Request, user_
 
 @router.get("/api/agents/{name}/view", summary="What the page needs to show an agent's state to people")
 async def agent_view(name: str, request: Request) -> dict[str, Any]:
+    """``{"agent": name, ...}`` plus the agent's ``view_data`` from its options (slotfill: the scenario's
+    groups and Korean labels); the same for every user."""
     spec = get_spec(name)
+    if spec.view_data is None:
+        return {"agent": spec.name}
     options = request.app.state.pool.options.get(spec.name, {})
-    return await asyncio.to_thread(view_of, spec.name, options)
-
-
-def view_of(agent: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    if agent != "slotfill":
-        return {"agent": agent}
-    from ..agents.slotfill.scenario import load_scenario
-
-    sc = load_scenario(options.get("scenario"))
-    groups = []
-    for gid, group in sorted(sc.info_groups.items(), key=lambda kv: kv[1].priority):
-        groups.append({
-            "id": gid,
-            "fields": list(group.fields),
-            "depends_on": dict(group.depends_on),
-            "confirmation_required": group.confirmation_required,
-        })
-    slots = {sid: {"label": s.label, "type": s.type, "display": dict(s.display)} for sid, s in sc.slots.items()}
-    stages = {}
-    for stid, stage in sc.stages.items():
-        fields = [stage.slot] if stage.slot else list(stage.expected_info_keys or stage.fields_to_confirm)
-        group_id = stage.confirmation_group or (sc.group_of(fields[0]) if fields else None)
-        stages[stid] = {"type": stage.stage_type, "group": group_id, "fields": fields}
-    return {"agent": agent, "scenario": {"name": sc.name, "title": sc.title, "groups": groups,
-                                         "slots": slots, "stages": stages}}
+    data = await asyncio.to_thread(spec.view_data, options)
+    return {**data, "agent": spec.name}
 
 
 @router.get("/favicon.ico", include_in_schema=False)

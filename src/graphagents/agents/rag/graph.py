@@ -72,8 +72,7 @@ def rag_context(ctx: BuildContext) -> RagContext:
         from graphagents.retrieval import load_embedder
 
         embedder = load_embedder(ctx.settings.embedder)
-    return RagContext(options, ctx.settings, embedder, ctx.settings.resolved_database_url,
-                      {role: ctx.model(role) for role in ROLES})
+    return RagContext(options, ctx.settings, embedder, ctx, {role: ctx.model(role) for role in ROLES})
 
 
 def build_graph(rctx: RagContext, checkpointer: Any = None) -> Any:

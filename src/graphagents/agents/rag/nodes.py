@@ -14,7 +14,7 @@ import logging
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from langchain_core.messages import HumanMessage, SystemMessage
@@ -37,11 +37,16 @@ from .query import is_korean, profile_relevant, profile_terms, retrieval_query
 from .state import PER_TURN_RESET
 from .tokens import TokenCounter, TokenPlan
 
+if TYPE_CHECKING:
+    from graphagents.registry import BuildContext
+
 log = logging.getLogger("graphagents.agents.rag")
 
-__all__ = ["CACHE_NAMESPACE", "Nodes", "RagContext", "cache_key"]
+__all__ = ["CACHE_LABEL", "CACHE_NAMESPACE", "Nodes", "RagContext", "cache_key"]
 
+CACHE_LABEL = "answers"
 CACHE_NAMESPACE = "rag:answers"
+"""``BuildContext.semantic_cache(CACHE_LABEL)`` of the rag agent: the cache's name in Redis."""
 HISTORY_TURNS = 6
 MIN_GAIN = 0.05
 PUBLIC_TEXT = 400
@@ -55,7 +60,7 @@ class RagContext:
     options: RagOptions
     settings: Settings
     embedder: Any
-    database_url: str
+    services: BuildContext  # the runtime's: the BaseStore (profiles), the semantic cache, the app database
     models: Mapping[str, Any] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _corpus: Corpus | None = field(default=None, repr=False)
@@ -73,15 +78,11 @@ class RagContext:
 
     @property
     def profiles(self) -> ProfileStore:
-        from graphagents.store import database_for
-
-        return profile_store_for(database_for(self.database_url))
+        return profile_store_for(self.services.store, self.services.database)
 
     @property
     def cache(self) -> SemanticCache:
-        from graphagents._connections import semantic_cache_for
-
-        return semantic_cache_for(self.settings.cache_url, CACHE_NAMESPACE, self.embedder)
+        return self.services.semantic_cache(CACHE_LABEL)
 
 
 def cache_key(text: str, stored_profile: Mapping[str, Any]) -> tuple[dict[str, str], str]:

@@ -49,33 +49,23 @@ def public_state(values: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _export(scope: UserScope) -> Mapping[str, Any]:
-    from graphagents.store import database_for
+def _erase_cached_answers(scope: UserScope) -> int:
+    """The user's cached answers (the profile is in the user's store namespace: the core erases and
+    exports it). Cached answers are erased, not exported: they are copies of the agent's replies."""
+    from .nodes import CACHE_LABEL
 
-    from .profiles import profile_store_for
-
-    record = profile_store_for(database_for(scope.settings.resolved_database_url)).get(scope.user_id)
-    return {"profile": record.profile, "updated_at": record.updated_at}
+    return scope.erase_semantic_cache(CACHE_LABEL)
 
 
-def _delete(scope: UserScope) -> int:
-    from graphagents._connections import semantic_caches
-    from graphagents.store import database_for
+def _user_text(values: Mapping[str, Any]) -> str:
+    text = values.get("user_text")
+    return text if isinstance(text, str) else ""
 
-    from .nodes import CACHE_NAMESPACE
-    from .profiles import profile_store_for
 
-    removed = profile_store_for(database_for(scope.settings.resolved_database_url)).delete(scope.user_id)
-    for cache in semantic_caches(scope.settings.cache_url, CACHE_NAMESPACE):
-        removed += cache.delete_scope(scope.user_id)
-    if scope.settings.cache_url and not semantic_caches(scope.settings.cache_url, CACHE_NAMESPACE):
-        from graphagents._connections import semantic_cache_for
-        from graphagents.retrieval import FakeEmbedder
+def _routes() -> Any:
+    from .routes import make_routes
 
-        # Redis entries are shared by every process: delete them even if this process never opened the cache
-        removed += semantic_cache_for(scope.settings.cache_url, CACHE_NAMESPACE, FakeEmbedder()).delete_scope(
-            scope.user_id)
-    return removed
+    return make_routes()
 
 
 def _evaluation() -> Any:
@@ -106,5 +96,8 @@ SPEC = AgentSpec(
     session_options_model=RagSessionOptions,
     cli=_cli,
     evaluation=_evaluation,
-    user_data=UserData(export=_export, delete=_delete),
+    user_data=UserData(delete=_erase_cached_answers),
+    routes=_routes,
+    page_view="graphagents.agents.rag:view.js",
+    user_text=_user_text,
 )

@@ -10,6 +10,7 @@ from ...registry import AgentSpec, BuildContext, SessionContext
 from ...userdata import UserData, UserScope
 from .graph import build_graph
 from .nodes import public_state
+from .page import view_data
 
 DEMO_PROFILE: dict[str, Any] = {"customer_name": "김민수", "customer_phone": "010-1234-5678"}
 """Used when a session brings no profile, so the demo shows the defaults being applied."""
@@ -94,4 +95,6 @@ SPEC = AgentSpec(
     cli=_cli,
     evaluation=_evaluation,
     user_data=UserData(export=_export_user, delete=_delete_user),
+    page_view="graphagents.agents.slotfill:view.js",
+    view_data=view_data,
 )

@@ -15,6 +15,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from graphagents.registry import SubAgent
 from graphagents.settings import Settings
 
 from . import data
@@ -41,7 +42,7 @@ class SupervisorContext:
     root: Path
     models: Models
     market_source: MarketSource
-    market_graph: Any
+    market_agent: SubAgent
     loan_rules: LoanRules
     loan_products: tuple[LoanProduct, ...]
     embedder: Any = None
@@ -87,10 +88,10 @@ class SupervisorContext:
 
 
 def open_market(build: Any, options: SupervisorOptions, root: Path,
-                sql_model: BaseChatModel | None) -> tuple[MarketSource, Any]:
-    """The registered text2sql agent over the transactions database, built as a sub-graph through
-    its own options (never patched)."""
-    from graphagents.registry import build_subagent
+                sql_model: BaseChatModel | None) -> tuple[MarketSource, SubAgent]:
+    """The registered text2sql agent over the transactions database, a sub-agent handle configured
+    through its own options (never patched)."""
+    from graphagents.registry import subagent
 
     if options.market_db:
         url = options.market_db
@@ -98,8 +99,8 @@ def open_market(build: Any, options: SupervisorOptions, root: Path,
     else:
         url = f"sqlite:///{data.transactions_sqlite(root, Path(build.settings.data_dir)).resolve()}"
         synthetic = True if options.market_synthetic is None else options.market_synthetic
-    graph = build_subagent("text2sql", build, llm=sql_model, db=url, max_rows=5000)
-    return MarketSource(url, synthetic), graph
+    agent = subagent("text2sql", build, llm=sql_model, db=url, max_rows=5000)
+    return MarketSource(url, synthetic), agent
 
 
 def open_context(build: Any) -> SupervisorContext:
@@ -115,9 +116,9 @@ def open_context(build: Any) -> SupervisorContext:
     models = Models(planner=build.model("planner"), orchestrator=build.model("orchestrator"),
                     responder=build.model("responder"), sql=build.model("sql"))
     embedder = build.embedder if getattr(build, "embedder_factory", None) is not None else None
-    market_source, market_graph = open_market(build, options, root, models.sql)
+    market_source, market_agent = open_market(build, options, root, models.sql)
     return SupervisorContext(
         settings=build.settings, options=options, root=root, models=models, market_source=market_source,
-        market_graph=market_graph, loan_rules=load_loan_rules(options.loan_rules),
+        market_agent=market_agent, loan_rules=load_loan_rules(options.loan_rules),
         loan_products=data.load_loan_products(root), embedder=embedder,
     )

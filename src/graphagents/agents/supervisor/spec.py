@@ -68,4 +68,5 @@ SPEC = AgentSpec(
     options_model=SupervisorOptions,
     cli=_cli,
     evaluation=_evaluation,
+    page_view="graphagents.agents.supervisor:view.js",
 )

@@ -44,8 +44,8 @@ class TableQASessionOptions(BaseModel):
     tables: list[str] = Field(
         default_factory=list,
         max_length=64,
-        description="the user's uploaded tables for this session (tbl_... or name=tbl_..., from POST /api/uploads); "
-        "overrides the agent's tables",
+        description="the user's uploaded tables for this session (tbl_... or name=tbl_..., from "
+        "POST /api/agents/tableqa/uploads); overrides the agent's tables",
     )
 
     @field_validator("tables")
@@ -55,7 +55,7 @@ class TableQASessionOptions(BaseModel):
         for item in out:
             if not _SESSION_TABLE.match(item):
                 raise ValueError(f"{item[:80]!r} is not an uploaded table id (tbl_... or name=tbl_..., from "
-                                 "POST /api/uploads); files and database URLs are agent options")
+                                 "POST /api/agents/tableqa/uploads); files and database URLs are agent options")
         return out
 
 

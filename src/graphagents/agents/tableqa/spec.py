@@ -72,13 +72,15 @@ def artifacts(values: Mapping[str, Any]) -> list[Artifact]:
             continue
         columns, rows, total = got
         label = f"{table['step']}: {table['action']}[{table['instruction']}]"
-        out.append(IntermediateTableArtifact(columns=columns, rows=rows, total_rows=total, step=label,
+        out.append(IntermediateTableArtifact(columns=columns, rows=rows, total_rows=total, truncated=total > len(rows),
+                                             step=label,
                                              title=f"단계 {label}"))
     answer = values.get("answer_table")
     if isinstance(answer, str) and answer:
         got = _rows(answer)
         if got is not None:
-            out.append(TableArtifact(columns=got[0], rows=got[1], total_rows=got[2], title="답"))
+            out.append(TableArtifact(columns=got[0], rows=got[1], total_rows=got[2], truncated=got[2] > len(got[1]),
+                                     title="답"))
     return out
 
 
@@ -92,6 +94,12 @@ def _evaluation() -> Any:
     from .eval import EVALUATION
 
     return EVALUATION
+
+
+def _routes() -> Any:
+    from .routes import make_routes
+
+    return make_routes()
 
 
 def _uploads(scope: UserScope) -> Any:
@@ -125,4 +133,6 @@ SPEC = AgentSpec(
     evaluation=_evaluation,
     user_data=UserData(export=_export_uploads, delete=_delete_uploads),
     artifacts=artifacts,
+    routes=_routes,
+    page_view="graphagents.agents.tableqa:view.js",
 )

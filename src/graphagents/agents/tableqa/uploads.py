@@ -1,4 +1,4 @@
-"""Tables that users upload (HTTP ``POST /api/uploads``), owned per user.
+"""Tables that users upload (HTTP ``POST /api/agents/tableqa/uploads``), owned per user.
 
 An upload is read with the same readers as ``--table`` (:mod:`.tables`), stored in the artifact
 store (its id is the table's content id, ``tbl_...``) and recorded for its user in
@@ -118,7 +118,7 @@ class Uploads:
         count = self.db.fetchall(f"SELECT COUNT(*) FROM {_TABLE} WHERE user_id = ?", (user_id,))[0][0]
         if int(count) >= MAX_UPLOADS_PER_USER:
             raise InputError(f"you have {MAX_UPLOADS_PER_USER} uploaded tables, the most kept per user; "
-                             "delete some (DELETE /api/uploads/{id}) first")
+                             "delete some (DELETE /api/agents/tableqa/uploads/{id}) first")
         table_id = self.store.put(frame)
         stored = self.store.get(table_id)
         size = nbytes if nbytes is not None else int(stored.memory_usage(deep=True).sum())
@@ -184,8 +184,8 @@ def resolve_session_tables(uploads: Uploads, user_id: str, sources: list[str]) -
         try:
             upload = uploads.get(user_id, table_id)
         except UploadNotFound:
-            raise InputError(f"no uploaded table {table_id!r} for this user (upload one with POST /api/uploads)") \
-                from None
+            raise InputError(f"no uploaded table {table_id!r} for this user "
+                             "(upload one with POST /api/agents/tableqa/uploads)") from None
         if table_id not in uploads.store:
             raise InputError(f"uploaded table {table_id!r} is no longer stored; upload it again")
         name = table_name(label) if label else upload.name

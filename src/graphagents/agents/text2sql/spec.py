@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from graphagents.artifacts import Artifact, SqlArtifact, TableArtifact
 from graphagents.errors import ConfigError
-from graphagents.registry import AgentSpec, SessionContext
+from graphagents.registry import AgentSpec, DoctorContext, SessionContext
 from graphagents.userdata import UserData, UserScope
 
 from .agent_context import DEFAULTS, MAX_CALLS_LIMIT
@@ -70,7 +70,8 @@ def artifacts(values: Mapping[str, Any]) -> list[Artifact]:
     if isinstance(table, Mapping) and table.get("columns"):
         total = table.get("total_rows")
         out.append(TableArtifact(columns=list(table["columns"]), rows=list(table.get("rows") or []),
-                                 total_rows=total if isinstance(total, int) else None))
+                                 total_rows=total if isinstance(total, int) else None,
+                                 truncated=bool(table.get("truncated"))))
     return out
 
 
@@ -115,6 +116,12 @@ def _cli() -> Any:
     return app
 
 
+def _doctor(ctx: DoctorContext) -> Any:
+    from .doctor import checks
+
+    return checks(ctx)
+
+
 def _evaluation() -> Any:
     from .eval import EVALUATION
 
@@ -135,4 +142,6 @@ SPEC = AgentSpec(
     cli=_cli,
     evaluation=_evaluation,
     user_data=UserData(export=_export_user, delete=_delete_user),
+    page_view="graphagents.agents.text2sql:view.js",
+    doctor=_doctor,
 )

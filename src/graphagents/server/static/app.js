@@ -1,6 +1,8 @@
 // graphagents web page: pick an agent, chat, follow the agent's state and trace, come back to past
-// conversations. Views live in views.js (state, artifacts) and trace.js (the timeline); formatting
-// in format.js. A conversation's URL (?agent=…&session=…) can be reloaded or shared with its owner.
+// conversations. Generic views live in views.js (artifacts, the generic state view), markdown.js and
+// trace.js (the timeline); formatting in format.js. What is particular to an agent comes from its own
+// page view module (AgentSpec.page_view, imported from /views/<name>.js): this file names no agent.
+// A conversation's URL (?agent=…&session=…) can be reloaded or shared with its owner.
 "use strict";
 
 (() => {
@@ -15,15 +17,18 @@
     options: $("session-options"), agentOptions: $("agent-options"), optionsPanel: $("options-panel"),
     sessionsPanel: $("sessions-panel"), sessionList: $("session-list"), sessionsEmpty: $("sessions-empty"),
     sessionsToggle: $("sessions-toggle"), sessionsClose: $("sessions-close"), theme: $("theme-toggle"),
-    themeIcon: $("theme-icon"), upload: $("upload-box"),
+    themeIcon: $("theme-icon"), extra: $("agent-extra"), introToggle: $("intro-toggle"), pane: $("chat-pane"),
   };
   const trace = new GA.Trace(ui.events);
   let agents = [];
-  const views = {};  // agent -> view metadata (the slot-filling scenario ...)
-  const current = { agent: null, session: null, busy: false, state: {}, openTurn: false, decisions: [], intermediate: [], live: [] };
+  const views = {};  // agent -> its view data (GET /api/agents/<name>/view)
+  const modules = {};  // agent -> a promise of its page view module (null: none, or it failed to load)
+  const current = { agent: null, module: null, session: null, busy: false, state: {}, openTurn: false, decisions: [],
+                    intermediate: [], live: [] };
 
   async function api(path, options = {}) {
-    const res = await fetch(path, { headers: { "content-type": "application/json" }, ...options });
+    const json = !(options.body instanceof FormData);  // a form sets its own multipart content type
+    const res = await fetch(path, { headers: json ? { "content-type": "application/json" } : {}, ...options });
     if (!res.ok) {
       let message = res.statusText;
       try { message = (await res.json()).error || message; } catch (_) { /* not JSON */ }
@@ -56,7 +61,7 @@
   }
 
   function addMessage(role, text) {
-    document.getElementById("chat-pane").classList.add("has-messages");
+    ui.pane.classList.add("has-messages");
     const div = el("div", `msg ${role}`);
     div.appendChild(el("div", "reply-text", text));
     ui.messages.appendChild(div);
@@ -74,10 +79,11 @@
 
   function renderReply(bubble, text, artifacts, questions) {
     bubble.classList.remove("pending");
-    const shown = current.agent === "text2sql" ? GA.withoutRowListing(text, artifacts) : text;
+    const mod = current.module;
+    const shown = mod && typeof mod.replyText === "function" ? mod.replyText(text, artifacts) : text;
     bubble.replaceChildren(el("div", "reply-text", shown || "(답변 없음)"));
     if (artifacts.length) bubble.classList.add("wide");
-    for (const node of GA.renderArtifacts(artifacts, { agent: current.agent, state: current.state })) bubble.appendChild(node);
+    for (const node of GA.renderArtifacts(artifacts)) bubble.appendChild(node);
     const others = (questions || []).slice(1);
     if (others.length) {
       const list = el("ul", "questions");
@@ -92,16 +98,54 @@
     scrollToEnd();
   }
 
+  // -- the agent's page view module ---------------------------------------------------------------
+  /** What a module's functions get: the agent's view data, what the running turn showed so far, the
+   * agent's own routes (``api("/profile")`` is ``/api/agents/<name>/profile``), a redraw. */
+  function moduleContext(name) {
+    return {
+      agent: name, view: views[name] || null,
+      extra: { decisions: current.decisions, intermediate: current.intermediate, live: current.live },
+      api: (path, options) => api(`/api/agents/${encodeURIComponent(name)}${path}`, options),
+      refresh: () => renderState(current.state),
+    };
+  }
+
+  /** The agent's page view module (``import()`` of its URL from /api/agents), once; null without one. */
+  function pageView(name) {
+    if (!(name in modules)) {
+      const agent = agents.find((a) => a.name === name);
+      modules[name] = agent && agent.page_view
+        ? import(agent.page_view).catch((err) => { console.warn(`page view of ${name} failed to load`, err); return null; })
+        : Promise.resolve(null);
+    }
+    return modules[name];
+  }
+  GA.pageView = pageView;
+  GA.moduleContext = moduleContext;
+
   // -- state ----------------------------------------------------------------------------------
   function renderState(state) {
     current.state = state || {};
-    const extra = { decisions: current.decisions, intermediate: current.intermediate, live: current.live };
-    ui.state.replaceChildren(GA.renderStateView(current.agent, current.state, views[current.agent], extra));
+    ui.state.replaceChildren(GA.renderStateView(current.module, current.state, moduleContext(current.agent)));
   }
 
   async function loadView(name) {
     if (views[name] !== undefined) return;
     try { views[name] = await (await api(`/api/agents/${encodeURIComponent(name)}/view`)).json(); } catch (_) { views[name] = null; }
+  }
+
+  /** The module's controls under the description (an upload box ...), if it has any. */
+  async function renderIntro(name) {
+    ui.extra.replaceChildren();
+    ui.extra.hidden = true;
+    const mod = current.module;
+    if (!mod || typeof mod.intro !== "function") return;
+    try {
+      const node = await mod.intro(moduleContext(name));
+      if (node && current.agent === name) { ui.extra.replaceChildren(node); ui.extra.hidden = false; }
+    } catch (err) {
+      console.warn("page view intro failed", err);
+    }
   }
 
   function usageLine(usage) {
@@ -174,78 +218,6 @@
     return out;
   }
 
-  // -- uploads (tableqa): POST /api/uploads, when the server has it ----------------------------------
-  const uploads = { available: null, list: [], chosen: new Set() };
-
-  async function renderUploads() {
-    const agent = agents.find((a) => a.name === current.agent);
-    const takesTables = agent && ((agent.session_options || {}).properties || {}).tables;
-    if (!takesTables) { ui.upload.hidden = true; return; }
-    if (uploads.available === null) {
-      // the uploads route may not be on this server: ask the schema rather than provoke a 404
-      try {
-        const schema = await (await api("/openapi.json")).json();
-        uploads.available = Boolean(schema.paths && schema.paths["/api/uploads"]);
-        if (uploads.available) {
-          const listed = await (await api("/api/uploads")).json();
-          uploads.list = Array.isArray(listed) ? listed : listed.uploads || [];
-        }
-      } catch (_) {
-        uploads.available = false;
-        uploads.list = [];
-      }
-    }
-    if (!uploads.available) { ui.upload.hidden = true; return; }
-    ui.upload.hidden = false;
-    const row = el("div", "upload-row");
-    const label = el("label", "btn small", "표 파일 올리기");
-    label.setAttribute("for", "upload-file");
-    const file = el("input");
-    file.type = "file"; file.id = "upload-file"; file.className = "visually-hidden";
-    file.accept = ".csv,.tsv,.json,.jsonl,.xlsx,.sqlite,.db";
-    const note = el("span", "muted upload-note", "CSV, TSV, JSON, JSONL, XLSX, SQLite");
-    note.setAttribute("role", "status");
-    file.addEventListener("change", async () => {
-      if (!file.files || !file.files.length) return;
-      const body = new FormData();
-      body.append("file", file.files[0]);
-      note.textContent = "올리는 중…";
-      try {
-        const res = await fetch("/api/uploads", { method: "POST", body });
-        const data = await res.json().catch(() => ({}));
-        if (!res.ok) throw new Error(data.error || data.detail || res.statusText);
-        uploads.list.unshift(data);
-        uploads.chosen.add(data.id);
-        note.textContent = `${data.name}: ${GA.count(data.rows, "행")} × ${GA.count((data.columns || []).length, "열")} 올렸어요. 새 대화에서 써요.`;
-        renderUploadList();
-      } catch (err) {
-        note.textContent = `올리지 못했어요: ${err.message || err}`;
-      }
-      file.value = "";
-    });
-    row.append(label, file, note);
-    const list = el("ul", "upload-list");
-    list.id = "upload-list";
-    ui.upload.replaceChildren(row, list);
-    renderUploadList();
-  }
-
-  function renderUploadList() {
-    const list = $("upload-list");
-    if (!list) return;
-    list.replaceChildren();
-    for (const u of uploads.list.slice(0, 12)) {
-      const li = el("li");
-      const label = el("label", "badge");
-      const box = el("input");
-      box.type = "checkbox"; box.checked = uploads.chosen.has(u.id); box.value = u.id;
-      box.addEventListener("change", () => { if (box.checked) uploads.chosen.add(u.id); else uploads.chosen.delete(u.id); });
-      label.append(box, document.createTextNode(` ${u.name} (${GA.count(u.rows, "행")})`));
-      li.appendChild(label);
-      list.appendChild(li);
-    }
-  }
-
   // -- agents, sessions, URL -----------------------------------------------------------------------
   function setUrl(replace) {
     const params = new URLSearchParams(location.search);
@@ -263,7 +235,9 @@
 
   function resetConversation() {
     ui.messages.replaceChildren();
-    document.getElementById("chat-pane").classList.remove("has-messages");
+    ui.pane.classList.remove("has-messages", "show-intro");
+    ui.introToggle.setAttribute("aria-expanded", "false");
+    ui.introToggle.textContent = "소개·예시 보기";
     trace.reset();
     current.decisions = [];
     current.intermediate = [];
@@ -286,6 +260,7 @@
   async function selectAgent(name, sessionId) {
     const agent = agents.find((a) => a.name === name);
     current.agent = name;
+    current.module = null;
     ui.title.textContent = agent ? agent.title : name;
     ui.description.textContent = agent ? agent.description : "";
     document.title = agent ? `${agent.title} · graphagents` : "graphagents";
@@ -299,8 +274,10 @@
       b.addEventListener("click", () => { ui.input.value = turns[0]; ui.input.focus(); });
       return b;
     }));
-    await loadView(name);
-    renderUploads();
+    const [mod] = await Promise.all([pageView(name), loadView(name)]);
+    if (current.agent !== name) return;  // another agent was picked meanwhile
+    current.module = mod;
+    renderIntro(name);
     if (sessionId) await resume(sessionId);
     else await newSession();
     refreshSessions();
@@ -310,9 +287,8 @@
     resetConversation();
     try {
       const options = readOptions();
-      if (uploads.available && uploads.chosen.size && ((agents.find((a) => a.name === current.agent) || {}).session_options || {}).properties?.tables) {
-        options.tables = [...uploads.chosen];
-      }
+      const mod = current.module;
+      if (mod && typeof mod.sessionOptions === "function") Object.assign(options, mod.sessionOptions(moduleContext(current.agent)));
       const res = await api(`/api/agents/${current.agent}/sessions`, { method: "POST", body: JSON.stringify({ options }) });
       showSession((await res.json()).session_id);
       setUrl(false);
@@ -341,13 +317,8 @@
         if (m.role !== "user") lastAgent = bubble;
       }
       if (info.pending && (!lastAgent || lastAgent.textContent !== info.pending)) lastAgent = addMessage("agent", info.pending);
-      // the last answer's artifacts come back from the state (the SQL and its table)
-      const artifacts = [];
-      const s = info.state || {};
-      if (current.agent === "text2sql" && s.sql) artifacts.push({ kind: "sql", sql: s.sql });
-      if (current.agent === "text2sql" && s.table && s.table.columns) {
-        artifacts.push({ kind: "table", columns: s.table.columns, rows: s.table.rows || [], total_rows: s.table.total_rows ?? null });
-      }
+      // the last answer's artifacts (its SQL, tables, document ...) as the session's state has them now
+      const artifacts = info.artifacts || [];
       if (lastAgent && artifacts.length) renderReply(lastAgent, lastAgent.textContent, artifacts, []);
       current.openTurn = Boolean(info.pending);
       const n = messages.filter((m) => m.role === "user").length;
@@ -557,6 +528,11 @@
     setTimeout(() => { copyLink.textContent = "링크 복사"; }, 1800);
   });
   ui.clear.addEventListener("click", () => trace.reset());
+  ui.introToggle.addEventListener("click", () => {
+    const shown = ui.pane.classList.toggle("show-intro");
+    ui.introToggle.setAttribute("aria-expanded", String(shown));
+    ui.introToggle.textContent = shown ? "소개 접기" : "소개·예시 보기";
+  });
   ui.options.addEventListener("submit", (e) => { e.preventDefault(); newSession(); });
   ui.form.addEventListener("submit", (e) => { e.preventDefault(); const t = ui.input.value; ui.input.value = ""; send(t); });
   ui.input.addEventListener("keydown", (e) => {

@@ -82,7 +82,7 @@ def build_search_team(ctx: SupervisorContext) -> Any:
         entities = (state.get("intent") or {}).get("entities") or {}
         emit(ToolCallEvent("market_prices", {"entities": entities}, task["id"]))
         try:
-            result = run_market(ctx.market_graph, ctx.market_source, state["query"], entities)
+            result = run_market(ctx.market_agent, ctx.market_source, state["query"], entities)
         except Exception as exc:  # the sub-agent failing must not sink the team
             result = {"status": "error", "error": f"{type(exc).__name__}: {exc}", "rows": 0, "table": None,
                       "source": ctx.market_source.describe()}

@@ -16,7 +16,9 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
+from graphagents.artifacts import SqlArtifact, TableArtifact
 from graphagents.errors import redact_url
+from graphagents.registry import SubAgent
 
 
 @dataclass(frozen=True)
@@ -42,21 +44,29 @@ def market_question(query: str, entities: Mapping[str, Any]) -> str | None:
     return None
 
 
-def run_market(graph: Any, source: MarketSource, query: str, entities: Mapping[str, Any],
+def run_market(agent: SubAgent, source: MarketSource, query: str, entities: Mapping[str, Any],
                config: RunnableConfig | None = None) -> dict[str, Any]:
-    """Ask the text2sql sub-graph; its SQL, rows and status come back as they are."""
+    """Ask the text2sql sub-agent; its SQL and result table come back from its artifacts, as a user
+    of text2sql would see them, and its status from its public state."""
     question = market_question(query, entities)
     if question is None:
         return {"question": "", "sql": None, "status": "needs_region", "table": None, "rows": 0, "reply": "",
                 "source": source.describe(), "missing": ["지역(시·군·구) 또는 단지명 — 시세를 조회할 곳"]}
-    state = graph.invoke({"user_input": question, "session_options": {}}, config)
-    table = state.get("table") or None
+    result = agent.invoke(question, config)
+    sql_artifact = result.first(SqlArtifact)
+    table_artifact = result.first(TableArtifact)
+    sql = sql_artifact.sql if sql_artifact is not None else None
+    table: dict[str, Any] | None = None
+    if table_artifact is not None:
+        table = {"columns": list(table_artifact.columns), "rows": [list(r) for r in table_artifact.rows]}
+        if table_artifact.total_rows is not None:
+            table["total_rows"] = table_artifact.total_rows
     rows = len(table["rows"]) if table else 0
-    reply = str(state.get("reply", ""))
-    out = {"question": question, "sql": state.get("sql"), "status": state.get("status", ""),
+    reply = result.reply
+    out = {"question": question, "sql": sql, "status": result.status,
            "table": table, "rows": rows, "reply": reply, "source": source.describe()}
-    if not state.get("sql") or not rows:  # the sub-agent declined, or its SQL found nothing for the place
-        declined = " ".join(reply.split())[:160] if not state.get("sql") else "조건에 맞는 행이 없다는 결과"
+    if not sql or not rows:  # the sub-agent declined, or its SQL found nothing for the place
+        declined = " ".join(reply.split())[:160] if not sql else "조건에 맞는 행이 없다는 결과"
         fallback = _fallback(source, entities)
         if fallback is not None and fallback["table"]["rows"]:
             # our own parameterised query found the place: use its rows and say how they were read
@@ -66,12 +76,12 @@ def run_market(graph: Any, source: MarketSource, query: str, entities: Mapping[s
                        fallback={k: fallback[k] for k in ("params", "table_name", "column", "term", "truncated")},
                        source={**source.describe(),
                                "fallback": f"시세 조회 에이전트(text2sql)가 '{question}'에 "
-                                           f"{'맞는 행을 찾지 못해' if state.get('sql') else '답하지 못해'}, "
+                                           f"{'맞는 행을 찾지 못해' if sql else '답하지 못해'}, "
                                            f"{fallback['table_name']}.{fallback['column']} 값에 "
                                            f"'{fallback['term']}'이(가) 들어간 거래 {found}건을 "
                                            "직접 조회했습니다"})
             return out
-        if not state.get("sql"):
+        if not sql:
             out["missing"] = [f"시세 데이터 — 시세 조회 에이전트(text2sql)가 '{question}'에 답하지 못함: {declined}"]
     return out
 

@@ -1,5 +1,5 @@
-"""Table uploads for tableqa sessions: ``POST /api/uploads``, ``GET /api/uploads``,
-``DELETE /api/uploads/{id}``.
+"""tableqa's HTTP routes (``AgentSpec.routes``), under ``/api/agents/tableqa``: table uploads for
+its sessions, ``POST /uploads``, ``GET /uploads``, ``DELETE /uploads/{id}``.
 
 ``POST`` takes one multipart field ``file`` (CSV, TSV, JSON, JSONL, XLSX or SQLite; optional form
 field ``name`` to rename it, query ``?table=NAME`` to pick a sheet or SQLite table) and answers
@@ -21,18 +21,24 @@ from starlette.datastructures import UploadFile
 from starlette.requests import ClientDisconnect
 from starlette.types import Message
 
-from ..agents.tableqa.uploads import UnsupportedUpload, UploadNotFound, Uploads
-from ..errors import InputError
-from ..settings import Settings
-from ..store import database_for
-from .auth import CurrentUser
+from graphagents.errors import InputError
+from graphagents.routes import AgentRoutes, AppSettings, CurrentUser
+from graphagents.settings import Settings
+from graphagents.store import database_for
 
-__all__ = ["PATH", "router", "upload_body_limit", "uploads_for"]
+from .uploads import UnsupportedUpload, UploadNotFound, Uploads
 
-PATH = "/api/uploads"
+__all__ = ["PATH", "make_routes", "upload_body_limit", "uploads_for"]
+
+PATH = "/uploads"
 _FORM_OVERHEAD = 64 * 1024  # multipart boundaries, part headers and the small text fields
 
 router = APIRouter(tags=["uploads"])
+
+
+def make_routes() -> AgentRoutes:
+    """The upload routes, with their own body limit (``GRAPHAGENTS_MAX_UPLOAD_BYTES`` plus framing)."""
+    return AgentRoutes(router, body_limits={PATH: upload_body_limit})
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -42,15 +48,6 @@ def _error(status: int, message: str) -> JSONResponse:
 
 def uploads_for(settings: Settings) -> Uploads:
     return Uploads(database_for(settings.resolved_database_url))
-
-
-def _settings(request: Request) -> Settings:
-    pool = getattr(request.app.state, "pool", None)
-    if pool is not None:
-        return pool.settings  # type: ignore[no-any-return]
-    from ..settings import get_settings
-
-    return get_settings()
 
 
 async def _read_body(request: Request, limit: int) -> bytes | None:
@@ -77,8 +74,7 @@ def upload_body_limit(settings: Settings) -> int:
 @router.post(PATH, status_code=201,
              responses={415: {"description": "not multipart/form-data, or a file of a format no reader takes"}},
              summary="Upload a table (CSV/TSV/JSON/JSONL/XLSX/SQLite) for tableqa sessions")
-async def upload_table(request: Request, user_id: CurrentUser, table: str | None = None) -> Any:
-    settings = _settings(request)
+async def upload_table(request: Request, user_id: CurrentUser, settings: AppSettings, table: str | None = None) -> Any:
     limit = settings.max_upload_bytes
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > limit + _FORM_OVERHEAD:
@@ -126,14 +122,14 @@ async def upload_table(request: Request, user_id: CurrentUser, table: str | None
 
 
 @router.get(PATH, summary="The caller's uploaded tables")
-async def list_uploads(request: Request, user_id: CurrentUser) -> list[dict[str, Any]]:
-    uploads = uploads_for(_settings(request))
+async def list_uploads(user_id: CurrentUser, settings: AppSettings) -> list[dict[str, Any]]:
+    uploads = uploads_for(settings)
     return [u.public() for u in await asyncio.to_thread(uploads.list, user_id)]
 
 
 @router.delete(PATH + "/{upload_id}", summary="Delete one of the caller's uploaded tables")
-async def delete_upload(request: Request, upload_id: str, user_id: CurrentUser) -> Any:
-    uploads = uploads_for(_settings(request))
+async def delete_upload(upload_id: str, user_id: CurrentUser, settings: AppSettings) -> Any:
+    uploads = uploads_for(settings)
     try:
         upload = await asyncio.to_thread(uploads.delete, user_id, upload_id)
     except UploadNotFound as exc:
