@@ -283,15 +283,17 @@ RAG_STATE: dict[str, Any] = {
 
 
 def test_rag_view_from_its_state(browser: Any, server: Any) -> None:
-    """rag's public state (fixed in INTERFACES.md) through the page's own rendering functions."""
+    """rag's public state (fixed in INTERFACES.md) through rag's own page view module (/views/rag.js)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors = watch(page)
     open_agent(page, server.url, "example")
-    page.evaluate("""([state]) => {
+    page.evaluate("""async ([state]) => {
+        const rag = await GA.pageView("rag");
         const live = [{ iteration: 3, overall: 0.9, decision: "accept", reason: "live" }];
-        document.getElementById("state").replaceChildren(GA.renderStateView("rag", state, null, { decisions: live }));
+        const ctx = { ...GA.moduleContext("rag"), extra: { decisions: live } };
+        document.getElementById("state").replaceChildren(GA.renderStateView(rag, state, ctx));
         const cite = { kind: "citation", ref: "[1]", source: "당뇨 환자의 저혈당", text: "…" };
-        const cites = GA.renderArtifacts([cite], {});
+        const cites = GA.renderArtifacts([cite]);
         document.getElementById("state").append(...cites);
     }""", [RAG_STATE])
     view = page.locator("#state .rag-view")
@@ -307,21 +309,22 @@ def test_rag_view_from_its_state(browser: Any, server: Any) -> None:
     assert view.locator(".refine-log li.retrieve_again").text_content().startswith("1회차 · 다시 검색 · 종합 0.62")
     assert page.locator("#state .artifact.citation").text_content().startswith("[1] 당뇨 환자의 저혈당")
     assert axe_violations(page) == []
-    page.click("#state .clear-profile")  # DELETE /api/rag/profile, the caller's own
+    page.click("#state .clear-profile")  # DELETE /api/agents/rag/profile, the caller's own
     page.wait_for_selector("#state .profile-note:has-text('지웠어요')", timeout=20_000)
     assert errors == []
 
 
 def test_tableqa_upload_control(browser: Any, server: Any) -> None:
-    """The upload control shows only when the server has POST /api/uploads; without it the page works."""
+    """tableqa's page view puts its upload control under the description (its own route, POST
+    /api/agents/tableqa/uploads): upload, pick it, and a new session takes it."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors = watch(page)
     open_agent(page, server.url, "tableqa")
     has_route = page.evaluate("async () => Boolean((await (await fetch('/openapi.json')).json())"
-                              ".paths['/api/uploads'])")
-    page.wait_for_timeout(300)
-    assert page.locator("#upload-box").is_visible() == has_route
-    if has_route:  # POST /api/uploads (INTERFACES.md): upload, pick it, and a new session takes it
+                              ".paths['/api/agents/tableqa/uploads'])")
+    assert has_route
+    page.wait_for_selector("#upload-box", state="visible", timeout=10_000)
+    if has_route:
         table = b"department,employees\nSales,12\nDev,30\nHR,5\n"
         page.set_input_files("#upload-file", files=[{"name": "부서 인원.csv", "mimeType": "text/csv", "buffer": table}])
         page.wait_for_function("() => !document.querySelector('.upload-note').textContent.includes('올리는 중')",
@@ -337,9 +340,32 @@ def test_tableqa_upload_control(browser: Any, server: Any) -> None:
         assert "Dev" in page.locator("#state .tableqa-view").inner_text()
         assert page.locator("#state .tableqa-view .step-card").count() >= 1
     # a table as its step creates it (a tool result), before the turn's state has it
-    page.evaluate("""() => document.getElementById("state").replaceChildren(GA.renderStateView("tableqa", {}, null,
-        { live: [{ id: "t1", step: 1, action: "Operate", instruction: "부서별 인원", rows: 3,
-                   columns: ["부서", "인원"] }] }))""")
+    page.evaluate("""async () => document.getElementById("state").replaceChildren(GA.renderStateView(
+        await GA.pageView("tableqa"), {}, { extra: { live: [{ id: "t1", step: 1, action: "Operate",
+        instruction: "부서별 인원", rows: 3, columns: ["부서", "인원"] }] } }))""")
     assert page.locator("#state .live-tables [data-table='t1']").inner_text().startswith("1. Operate")
     assert "3행 × 2열" in page.locator("#state .live-tables").inner_text()
+    assert errors == []
+
+
+def test_the_conversation_is_the_main_thing_at_1280x800(browser: Any, server: Any) -> None:
+    """At a laptop's 1280x800 the description, options and sample chips fold away once the
+    conversation starts (they took all but ~330 px), and one button brings them back."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors = watch(page)
+    open_agent(page, server.url, "rag")  # the longest description and three samples
+    assert page.locator("#samples button").count() == 3 and page.locator("#agent-description").is_visible()
+    assert not page.locator("#intro-toggle").is_visible()
+    say(page, "안녕하세요", timeout=120_000)
+    messages = page.locator("#messages").bounding_box()
+    assert messages["height"] >= 0.6 * 800, messages  # the main thing on the screen
+    assert not page.locator("#agent-description").is_visible() and not page.locator("#samples").is_visible()
+    page.click("#intro-toggle")
+    assert page.locator("#agent-description").is_visible() and page.locator("#samples button").count() == 3
+    assert page.get_attribute("#intro-toggle", "aria-expanded") == "true"
+    page.click("#intro-toggle")
+    assert not page.locator("#samples").is_visible()
+    page.click("#new-session")  # a new conversation shows the introduction again
+    page.wait_for_function("() => !document.querySelector('#chat-pane').classList.contains('has-messages')")
+    assert page.locator("#samples").is_visible()
     assert errors == []
