@@ -76,7 +76,7 @@ def chat_graph(name: str) -> Any:
         thread = str(configurable.get("thread_id") or "")
         if not thread:
             raise ValueError(f"{name}_chat: run it on a thread (its session is named after the thread)")
-        # whose data (rag's health profile, slotfill's applications): the LangGraph server's signed-in
+        # whose data (a health profile, an application): the LangGraph server's signed-in
         # user, else the thread alone; never one "anonymous" shared by every thread of the server
         user = str(configurable.get("langgraph_auth_user_id") or f"thread:{thread}")
         session = agent.session(thread, user_id=user)

@@ -189,12 +189,24 @@ def _default_user_text(values: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class DoctorContext:
-    """What an agent's doctor hook gets: the resolved settings and the agent's options (with their
-    defaults, validated; empty when they do not validate: a check says so)."""
+    """What an agent's doctor hook gets: the resolved settings, the agent's options (with their
+    defaults, validated), and the services a check may open (the same ones ``BuildContext`` gives)."""
 
     settings: Settings
     agent: str
     options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def database(self) -> Database:
+        from .store import database_for
+
+        return database_for(self.settings.resolved_database_url)
+
+    @property
+    def store(self) -> BaseStore:
+        from ._connections import store_for
+
+        return store_for(self.settings.resolved_store_url)
 
 
 @dataclass(frozen=True)

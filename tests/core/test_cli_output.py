@@ -173,3 +173,24 @@ def test_a_command_on_postgres_exits_without_pending_task_noise(pg_database: str
     assert done.returncode == 0, done.stderr[-2000:]
     assert "입출금통장" in done.stdout
     assert "Task was destroyed" not in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]
+
+
+def test_a_markdown_document_the_agent_wrote_is_printed_and_a_retrieved_one_only_when_verbose(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """supervisor's reply said "초안을 아래에 붙였습니다" and then printed nothing: its draft (a document
+    artifact in Markdown) is printed, rendered; a retrieved passage stays an internal."""
+    from graphagents.artifacts import DocumentArtifact
+    from graphagents.cli.render import render_final
+    from graphagents.events import FinalEvent
+
+    draft = DocumentArtifact(id="lease", title="주택임대차 계약서 초안", metadata={"format": "markdown"},
+                             text="# 계약서 초안\n\n## 계약 내용\n\n- [ ] 보증금 **3억원**\n- 월차임 (미기재)\n")
+    passage = DocumentArtifact(id="d1", text="retrieved passage text")
+    event = FinalEvent(text="문서 초안을 아래에 붙였습니다", done=True, artifacts=[draft, passage])
+    render_final(event, verbose=False)  # what `ask` prints
+    out = capsys.readouterr().out
+    assert "계약 내용" in out and "보증금 3억원" in out and "월차임 (미기재)" in out
+    assert "##" not in out and "**" not in out  # rendered, not raw Markdown
+    assert "retrieved passage" not in out
+    render_final(event, verbose=True)
+    assert "retrieved passage text" in capsys.readouterr().out

@@ -40,3 +40,10 @@ async def test_a_turn_over_http(rag_options: dict[str, Any], mini_store: Any) ->
         assert [a["kind"] for a in final["artifacts"]] and {a["kind"] for a in final["artifacts"]} == {"citation"}
         profile = (await c.get("/api/agents/rag/profile", headers=headers)).json()
         assert profile["profile"]["conditions"] == ["diabetes"] and "65세" in profile["summary"]
+        # a rag chat can be reopened: its transcript has the question and the answer (rag's input key
+        # is user_text, read through AgentSpec.user_text) and the list names it by the question
+        transcript = (await c.get(f"/api/agents/rag/sessions/{sid}/transcript", headers=headers)).json()
+        assert [m["role"] for m in transcript["messages"]] == ["user", "agent"]
+        assert transcript["messages"][0]["text"] == text and transcript["messages"][1]["text"] == final["text"]
+        listed = (await c.get("/api/agents/rag/sessions", headers=headers)).json()["sessions"]
+        assert [s["title"] for s in listed] == [text[:80]]

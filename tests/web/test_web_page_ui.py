@@ -369,3 +369,31 @@ def test_the_conversation_is_the_main_thing_at_1280x800(browser: Any, server: An
     page.wait_for_function("() => !document.querySelector('#chat-pane').classList.contains('has-messages')")
     assert page.locator("#samples").is_visible()
     assert errors == []
+
+
+def test_a_markdown_document_is_rendered_and_cannot_inject_markup(browser: Any, server: Any) -> None:
+    """A document artifact in Markdown (supervisor's draft) is drawn as headings, lists and tables; raw
+    HTML and script links in it stay text."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors = watch(page)
+    open_agent(page, server.url, "example")
+    text = ("# 주택임대차 계약서 초안\n\n## 계약 내용\n\n- [ ] 보증금 **3억원** — 근거: 「주택임대차보호법」 제4조\n"
+            "- [x] 확정일자\n\n1. 첫째\n2. 둘째\n\n| 항목 | 값 |\n| --- | --- |\n| 월차임 | `미기재` |\n\n"
+            "<img src=x onerror=\"window.hacked=1\"> [링크](javascript:window.hacked=2) [법령](https://law.go.kr)")
+    page.evaluate("""([text]) => {
+        const doc = { kind: "document", id: "lease", title: "계약서", text, metadata: { format: "markdown" } };
+        document.getElementById("messages").append(...GA.renderArtifacts([doc]));
+    }""", [text])
+    doc = page.locator("#messages .artifact.document .markdown")
+    assert doc.locator("h3").text_content() == "주택임대차 계약서 초안"
+    assert doc.locator("h4").text_content() == "계약 내용"
+    tasks = doc.locator("li.task")
+    assert tasks.count() == 2 and tasks.first.locator("strong").text_content() == "3억원"
+    assert doc.locator("ol li").all_text_contents() == ["첫째", "둘째"]
+    assert doc.locator("table.md-table td code").text_content() == "미기재"
+    assert doc.locator("img").count() == 0 and "<img src=x" in doc.inner_text()  # raw HTML stays text
+    links = doc.locator("a")
+    assert links.count() == 1 and links.first.get_attribute("href") == "https://law.go.kr"  # no javascript: link
+    assert "##" not in doc.inner_text()
+    assert page.evaluate("window.hacked === undefined")
+    assert errors == []

@@ -258,8 +258,8 @@ async def session_transcript(name: str, session_id: str, request: Request, user_
 
 @router.get("/api/agents/{name}/view", summary="What the page needs to show an agent's state to people")
 async def agent_view(name: str, request: Request) -> dict[str, Any]:
-    """``{"agent": name, ...}`` plus the agent's ``view_data`` from its options (slotfill: the scenario's
-    groups and Korean labels); the same for every user."""
+    """``{"agent": name, ...}`` plus the agent's ``view_data`` from its options (a scenario's groups and
+    labels, say); the same for every user."""
     spec = get_spec(name)
     if spec.view_data is None:
         return {"agent": spec.name}
