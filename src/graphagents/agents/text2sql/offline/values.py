@@ -137,7 +137,7 @@ class ValueIndex:
             pk = pk_col.name
             if hit.column == pk:
                 return ValueHit(hit.natural, hit.table, hit.column, hit.value, hit.score, key_table=t.name)
-            ph = getattr(self.db, "_placeholder", "?")
+            ph = self.db.placeholder
             try:
                 rows = self.db.fetch(
                     f'SELECT "{pk}" FROM "{t.name}" WHERE "{hit.column}" = {ph}', [hit.value], max_rows=2
