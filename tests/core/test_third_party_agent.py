@@ -184,3 +184,21 @@ def test_the_cli_lists_asks_checks_and_runs_its_commands(tmp_path: Path) -> None
     assert _cli(tmp_path, "notes", "count", "--user", "u1").stdout.strip() == "1"  # its own command
     doctor = _cli(tmp_path, "doctor")
     assert "ok   notes store: the store answers; notes are called '메모'" in doctor.stdout, doctor.stdout
+    assert "notes" in _cli(tmp_path, "agents", "--names", "--evaluable").stdout.split()
+    evaluated = _cli(tmp_path, "eval", "notes", "--report", str(tmp_path / "report"))  # its evaluation
+    assert evaluated.returncode == 0, evaluated.stderr
+    report = json.loads((tmp_path / "report" / "report.json").read_text(encoding="utf-8"))
+    assert (report["agent"], report["n"], report["right"], report["wrong"]) == ("notes", 3, 3, 0)
+
+
+def test_its_scorer_tells_right_from_wrong() -> None:
+    from notes_agent.evaluation import EVALUATION
+
+    from graphagents.evals import Case, CaseResult, Output, assert_measuring_stick, expect, score_case
+
+    case = Case("s1", "shout: hello there", "HELLO THERE!")
+    right = Output(answer="HELLO THERE!")
+    wrong = [Output(answer="HELLO THERE"), Output(answer="hello there!"), Output(answer="")]
+    results = [CaseResult(case, right, score_case(EVALUATION.scorer, case, right))]
+    mistakes = [CaseResult(case, out, score_case(EVALUATION.scorer, case, out)) for out in wrong]
+    assert_measuring_stick(EVALUATION.scorer, [*expect(results, "right"), *expect(mistakes, "wrong")])

@@ -8,6 +8,7 @@
 * user_data: the last note, kept in the agent's cache, exported and erased;
 * doctor: a check of the store;
 * cli: ``graphagents notes count --user U``;
+* evaluation: ``graphagents eval notes`` on the dev cases it ships;
 * a sub-agent handle: ``shout: ...`` asks ``shout`` and forwards its reply and artifacts.
 """
 
@@ -154,6 +155,12 @@ def view_data(options: Mapping[str, Any]) -> dict[str, Any]:
     return {"label": str(options.get("label") or "메모")}
 
 
+def evaluation() -> Any:
+    from .evaluation import EVALUATION
+
+    return EVALUATION
+
+
 def make_cli() -> Any:
     from graphagents.settings import get_settings
 
@@ -180,6 +187,7 @@ NOTES = AgentSpec(
     session_options_model=NotesSessionOptions,
     step_cap=6,
     cli=make_cli,
+    evaluation=evaluation,
     user_data=UserData(export=export_last, delete=delete_last),
     routes=make_routes,
     page_view="notes_agent:view.js",
