@@ -14,8 +14,8 @@ import graphagents.sql as sql
 EXPECTED = {
     retrieval: {
         "MODES", "RRF_K", "CachingEmbedder", "Document", "Embedder", "FakeEmbedder", "Hit", "IngestReport", "Mode",
-        "OfflineEmbedder", "SourceRecord", "Store", "UpsertResult", "VectorCache", "chunk_text", "ingest",
-        "load_embedder", "matvec", "open_store", "rrf", "sentences", "terms", "write_seed",
+        "OfflineEmbedder", "SeedVectors", "SourceRecord", "Store", "UpsertResult", "VectorCache", "chunk_text",
+        "ingest", "load_embedder", "matvec", "open_store", "read_documents", "rrf", "sentences", "terms", "write_seed",
     },
     cache: {
         "DEFAULT_THRESHOLD", "Cache", "CacheHit", "MemoryCache", "MemoryPartitions", "RedisCache", "RedisPartitions",

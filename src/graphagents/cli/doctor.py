@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable
 
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import ConfigError, GraphAgentsError, redact_url
@@ -88,13 +89,14 @@ def run_doctor() -> int:
     problems = 0
     for name, check in checks:
         try:
-            console.print(f"[green]ok[/green]   {name}: {check()}", highlight=False, soft_wrap=True)
+            console.print(f"[green]ok[/green]   {escape(name)}: {escape(check())}", highlight=False, soft_wrap=True)
         except GraphAgentsError as exc:
             problems += 1
-            console.print(f"[red]FAIL[/red] {name}: {exc}", highlight=False, markup=True, soft_wrap=True)
+            console.print(f"[red]FAIL[/red] {escape(name)}: {escape(str(exc))}", highlight=False, soft_wrap=True)
         except Exception as exc:  # a check must never crash the doctor
             problems += 1
-            console.print(f"[red]FAIL[/red] {name}: {type(exc).__name__}: {exc}", highlight=False, soft_wrap=True)
+            console.print(f"[red]FAIL[/red] {escape(name)}: {type(exc).__name__}: {escape(str(exc))}", highlight=False,
+                          soft_wrap=True)
     return problems
 
 

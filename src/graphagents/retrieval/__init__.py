@@ -13,8 +13,16 @@ here; the underscore modules behind it are internals.
 from __future__ import annotations
 
 from ._documents import MODES, RRF_K, Document, Hit, Mode, UpsertResult, rrf
-from ._embed import CachingEmbedder, Embedder, FakeEmbedder, OfflineEmbedder, load_embedder, write_seed
-from ._ingest import IngestReport, ingest
+from ._embed import (
+    CachingEmbedder,
+    Embedder,
+    FakeEmbedder,
+    OfflineEmbedder,
+    SeedVectors,
+    load_embedder,
+    write_seed,
+)
+from ._ingest import IngestReport, ingest, read_documents
 from ._linalg import matvec
 from ._store import SourceRecord, Store, open_store
 from ._text import chunk_text, sentences, terms
@@ -31,6 +39,7 @@ __all__ = [
     "IngestReport",
     "Mode",
     "OfflineEmbedder",
+    "SeedVectors",
     "SourceRecord",
     "Store",
     "UpsertResult",
@@ -40,6 +49,7 @@ __all__ = [
     "load_embedder",
     "matvec",
     "open_store",
+    "read_documents",
     "rrf",
     "sentences",
     "terms",

@@ -63,6 +63,13 @@ def discover(paths: Iterable[str | Path]) -> tuple[list[tuple[Path, str]], int]:
     return found, ignored
 
 
+def read_documents(path: str | Path, *, max_chars: int = 1000, overlap_chars: int = 150,
+                   split_records: bool = False) -> list[Document]:
+    """The documents ``ingest`` makes of one file with the same chunking (nothing is stored)."""
+    file = Path(path)
+    return list(load_file(file, file.name, file.read_bytes(), Chunking(max_chars, overlap_chars, split_records)))
+
+
 def ingest(
     paths: Iterable[str | Path],
     store: Store,
@@ -121,4 +128,4 @@ def _bar(total: int, show: bool) -> Iterator[Progress | None]:
         yield lambda n: bar.advance(task, n)
 
 
-__all__ = ["IngestReport", "discover", "ingest"]
+__all__ = ["IngestReport", "discover", "ingest", "read_documents"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphagents.registry import AgentSpec, SessionContext
+from graphagents.registry import AgentSpec, DoctorContext, SessionContext
 from graphagents.userdata import UserData, UserScope
 
 from .graph import build
@@ -80,6 +80,12 @@ def _cli() -> Any:
     return app
 
 
+def _doctor(ctx: DoctorContext) -> Any:
+    from .doctor import checks
+
+    return checks(ctx)
+
+
 SPEC = AgentSpec(
     name="rag",
     title="Medical RAG (context engineering)",
@@ -100,4 +106,5 @@ SPEC = AgentSpec(
     routes=_routes,
     page_view="graphagents.agents.rag:view.js",
     user_text=_user_text,
+    doctor=_doctor,
 )

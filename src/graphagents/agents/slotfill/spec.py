@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...registry import AgentSpec, BuildContext, SessionContext
+from ...registry import AgentSpec, BuildContext, DoctorContext, SessionContext
 from ...userdata import UserData, UserScope
 from .graph import build_graph
 from .nodes import public_state
@@ -76,6 +76,12 @@ def _evaluation() -> Any:
     return EVALUATION
 
 
+def _doctor(ctx: DoctorContext) -> Any:
+    from .doctor import checks
+
+    return checks(ctx)
+
+
 SPEC = AgentSpec(
     name="slotfill",
     title="Slot filling (입출금통장)",
@@ -97,4 +103,5 @@ SPEC = AgentSpec(
     user_data=UserData(export=_export_user, delete=_delete_user),
     page_view="graphagents.agents.slotfill:view.js",
     view_data=view_data,
+    doctor=_doctor,
 )

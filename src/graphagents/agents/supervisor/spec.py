@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphagents.registry import AgentSpec, SessionContext
+from graphagents.registry import AgentSpec, DoctorContext, SessionContext
 
 from .graph import build
 from .options import MAX_ROUNDS_LIMIT, SupervisorOptions
@@ -54,6 +54,12 @@ def _evaluation() -> Any:
     return EVALUATION
 
 
+def _doctor(ctx: DoctorContext) -> Any:
+    from .doctor import checks
+
+    return checks(ctx)
+
+
 SPEC = AgentSpec(
     name="supervisor",
     title="Real-estate team supervisor",
@@ -69,4 +75,5 @@ SPEC = AgentSpec(
     cli=_cli,
     evaluation=_evaluation,
     page_view="graphagents.agents.supervisor:view.js",
+    doctor=_doctor,
 )

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphagents.artifacts import Artifact, IntermediateTableArtifact, TableArtifact
-from graphagents.registry import AgentSpec, SessionContext
+from graphagents.registry import AgentSpec, DoctorContext, SessionContext
 from graphagents.userdata import UserData, UserScope
 
 from .config import MAX_STEPS_LIMIT, TableQAOptions, TableQASessionOptions
@@ -116,6 +116,12 @@ def _delete_uploads(scope: UserScope) -> int:
     return int(_uploads(scope).delete_user(scope.user_id))
 
 
+def _doctor(ctx: DoctorContext) -> Any:
+    from .doctor import checks
+
+    return checks(ctx)
+
+
 SPEC = AgentSpec(
     name="tableqa",
     title="Table QA (MACT)",
@@ -135,4 +141,5 @@ SPEC = AgentSpec(
     artifacts=artifacts,
     routes=_routes,
     page_view="graphagents.agents.tableqa:view.js",
+    doctor=_doctor,
 )

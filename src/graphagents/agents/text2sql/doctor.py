@@ -13,7 +13,7 @@ __all__ = ["checks"]
 
 
 def checks(ctx: DoctorContext) -> list[Check]:
-    out = [Check("text2sql database", lambda: _database(ctx))]
+    out = [Check("text2sql database", lambda: _database(ctx)), Check("text2sql dev set", _dev)]
     if os.environ.get("NEO4J_URI"):
         out.append(Check("text2sql neo4j", _neo4j))
     return out
@@ -38,6 +38,19 @@ def _database(ctx: DoctorContext) -> str:
         return f"{len(db.introspect().tables)} tables at {redact_url(db.url)}"
     finally:
         db.close()
+
+
+def _dev() -> str:
+    """The bundled defog questions and whether the databases they need can be loaded."""
+    from importlib.util import find_spec
+
+    from graphagents.packagedata import defog_dev_questions
+    from graphagents.sql import load_questions
+
+    questions = load_questions(defog_dev_questions())
+    dbs = sorted({q.db_name for q in questions})
+    have = "installed" if find_spec("defog_data") else "missing: pip install 'graphagents[defog]'"
+    return f"defog: {len(questions)} questions over {', '.join(dbs)} (databases from defog-data: {have})"
 
 
 def _neo4j() -> str:
