@@ -10,7 +10,7 @@ from typing import Any
 
 from cachetools import TTLCache
 
-from .store import Database
+from .store import Database, Migration, migrate
 
 RECENT_SECONDS = 60.0
 """How long a record read or created here answers :meth:`SessionStore.recent` without a query."""
@@ -25,6 +25,24 @@ class SessionRecord:
     user_id: str = "anonymous"
 
 
+def _add_user_id(db: Database) -> None:
+    """Step 2: sessions belong to a user (older rows to "anonymous"); a table made by an unversioned
+    release after the column came already has it."""
+    try:
+        db.fetchall("SELECT user_id FROM ga_sessions WHERE 1 = 0")
+    except Exception:
+        db.execute("ALTER TABLE ga_sessions ADD COLUMN user_id TEXT NOT NULL DEFAULT 'anonymous'")
+
+
+_MIGRATIONS: list[Migration] = [
+    # 1: the first release's table (adopted where it exists)
+    ["CREATE TABLE IF NOT EXISTS ga_sessions ("
+     " agent TEXT NOT NULL, session_id TEXT NOT NULL, options TEXT NOT NULL,"
+     " created_at DOUBLE PRECISION NOT NULL, PRIMARY KEY (agent, session_id))"],
+    _add_user_id,
+]
+
+
 class SessionStore:
     """Survives restarts. ``user_id`` was added after the first release: older tables get the
     column on open, their sessions belonging to "anonymous"."""
@@ -33,16 +51,7 @@ class SessionStore:
         self.db = db
         self._recent: TTLCache[tuple[str, str], SessionRecord] = TTLCache(maxsize=20_000, ttl=RECENT_SECONDS)
         self._recent_guard = threading.Lock()
-        self.db.execute(
-            "CREATE TABLE IF NOT EXISTS ga_sessions ("
-            " agent TEXT NOT NULL, session_id TEXT NOT NULL, options TEXT NOT NULL,"
-            " created_at DOUBLE PRECISION NOT NULL, user_id TEXT NOT NULL DEFAULT 'anonymous',"
-            " PRIMARY KEY (agent, session_id))"
-        )
-        try:
-            self.db.fetchall("SELECT user_id FROM ga_sessions WHERE 1 = 0")
-        except Exception:
-            self.db.execute("ALTER TABLE ga_sessions ADD COLUMN user_id TEXT NOT NULL DEFAULT 'anonymous'")
+        migrate(self.db, "sessions", _MIGRATIONS)
 
     def create(self, agent: str, session_id: str, options: dict[str, Any], user_id: str) -> SessionRecord:
         record = SessionRecord(agent, session_id, dict(options), time.time(), user_id)

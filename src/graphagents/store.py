@@ -11,8 +11,10 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 import uuid
-from collections.abc import Iterator, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -20,7 +22,7 @@ from typing import Any, Protocol
 from .errors import ConfigError, ServiceUnavailableError, redact_url
 
 __all__ = ["POSTGRES_PREFIXES", "Database", "PostgresDatabase", "SqliteDatabase", "building_sqlite",
-           "database_for", "open_database", "sqlite_stamp",
+           "Migration", "database_for", "migrate", "open_database", "schema_version", "sqlite_stamp",
            "sqlite_path"]
 
 POSTGRES_PREFIXES = ("postgresql://", "postgres://")
@@ -134,6 +136,67 @@ def close_databases() -> None:
         for db in _databases.values():
             db.close()
         _databases.clear()
+
+
+# --- Versioned tables ---------------------------------------------------------------------------
+
+_VERSIONS_DDL = ("CREATE TABLE IF NOT EXISTS ga_schema_versions (component TEXT PRIMARY KEY,"
+                 " version INTEGER NOT NULL, updated_at DOUBLE PRECISION NOT NULL)")
+# per Database object (weakly: a closed and collected database must not vouch for a new one)
+_migrated: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()
+_migrate_lock = threading.Lock()
+
+
+def schema_version(db: Database, component: str) -> int:
+    """The migration step ``component``'s tables are at in ``db`` (0: never migrated)."""
+    db.execute(_VERSIONS_DDL)
+    rows = db.fetchall("SELECT version FROM ga_schema_versions WHERE component = ?", (component,))
+    return int(rows[0][0]) if rows else 0
+
+
+Migration = Sequence[str] | Callable[["Database"], None]
+"""One migration step: SQL statements, or a function of the database for a step SQL cannot say."""
+
+
+def migrate(db: Database, component: str, steps: Sequence[Migration]) -> int:
+    """Bring ``component``'s tables (an agent's records, the session table...) to ``len(steps)``.
+
+    ``steps[i]`` holds the statements (or a function) that take the schema from version ``i`` to ``i + 1``; each step
+    runs once per database, in order, and the version reached is recorded in ``ga_schema_versions``.
+    Steps are append-only: a release adds a step, it never edits a shipped one. A first step written
+    with ``IF NOT EXISTS`` adopts tables created before versioning. When another process applies the
+    same step at the same moment and ours fails, the version is read again: if the other process got
+    there, that is success; otherwise the error is raised. Cached per process, so calling this on every
+    open costs nothing after the first time. Returns the version reached.
+    """
+    target = len(steps)
+    with _migrate_lock:
+        done = _migrated.setdefault(db, {})
+        if done.get(component, -1) >= target:
+            return done[component]
+        version = schema_version(db, component)
+        while version < target:
+            try:
+                step = steps[version]
+                if callable(step):
+                    step(db)
+                else:
+                    for statement in step:
+                        db.execute(statement)
+            except Exception:
+                if schema_version(db, component) > version:
+                    version = schema_version(db, component)
+                    continue
+                raise
+            version += 1
+            db.execute(
+                "INSERT INTO ga_schema_versions (component, version, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (component) DO UPDATE SET version = excluded.version,"
+                " updated_at = excluded.updated_at",
+                (component, version, time.time()),
+            )
+        done[component] = version
+        return version
 
 
 # --- SQLite files built from data (demo databases, bundled tables) ---------------------------------

@@ -8,33 +8,30 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
 from typing import Any
 
 from ...privacy import loggable
-from ...store import Database
+from ...store import Database, Migration, migrate
 from .logs import log
-
-_created: set[tuple[int, str]] = set()
-_lock = threading.Lock()
 
 
 def application_id(session_id: str) -> str:
     return "SF-" + hashlib.sha1(session_id.encode()).hexdigest()[:10].upper()
 
 
+def _migrations(table: str) -> list[Migration]:
+    return [
+        # 1: one record per session
+        [f"CREATE TABLE IF NOT EXISTS {table} ("
+         " session_id TEXT PRIMARY KEY, application_id TEXT NOT NULL, scenario TEXT NOT NULL,"
+         " slots TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL)"],
+    ]
+
+
 def ensure_table(db: Database, table: str) -> None:
-    key = (id(db), table)
-    with _lock:
-        if key in _created:
-            return
-        db.execute(
-            f"CREATE TABLE IF NOT EXISTS {table} ("
-            " session_id TEXT PRIMARY KEY, application_id TEXT NOT NULL, scenario TEXT NOT NULL,"
-            " slots TEXT NOT NULL, created_at DOUBLE PRECISION NOT NULL)"
-        )
-        _created.add(key)
+    """Bring the record table (its name comes from the scenario) to its current version."""
+    migrate(db, f"slotfill.records.{table}", _migrations(table))
 
 
 def save_application(db: Database, table: str, session_id: str, scenario: str, slots: dict[str, Any]) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 
 from graphagents.errors import InputError, UnknownSessionError
 from graphagents.sandbox import ArtifactStore, get_store
-from graphagents.store import Database
+from graphagents.store import Database, Migration, migrate
 
 from .tables import NamedTable, load_table_source, table_name
 
@@ -94,18 +94,22 @@ def read_upload(filename: str, data: bytes, table: str | None = None) -> NamedTa
     return NamedTable(table_name(table) if table else table_name(filename), tables[0].frame, filename)
 
 
+_MIGRATIONS: list[Migration] = [
+    # 1: one row per user and stored table
+    [f"CREATE TABLE IF NOT EXISTS {_TABLE} ("
+     " user_id TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL, rows INTEGER NOT NULL,"
+     " columns TEXT NOT NULL, bytes BIGINT NOT NULL, created_at DOUBLE PRECISION NOT NULL,"
+     " PRIMARY KEY (user_id, id))"],
+]
+
+
 class Uploads:
     """The per-user upload records in the application database, plus the tables in the store."""
 
     def __init__(self, db: Database, store: ArtifactStore | None = None) -> None:
         self.db = db
         self.store = store or get_store()
-        self.db.execute(
-            f"CREATE TABLE IF NOT EXISTS {_TABLE} ("
-            " user_id TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL, rows INTEGER NOT NULL,"
-            " columns TEXT NOT NULL, bytes BIGINT NOT NULL, created_at DOUBLE PRECISION NOT NULL,"
-            " PRIMARY KEY (user_id, id))"
-        )
+        migrate(self.db, "tableqa.uploads", _MIGRATIONS)
 
     def add(self, user_id: str, filename: str, data: bytes, *, name: str | None = None,
             table: str | None = None) -> Upload:

@@ -35,7 +35,7 @@ import numpy as np
 
 from graphagents.cache import literals
 from graphagents.retrieval import Embedder, matvec
-from graphagents.store import Database
+from graphagents.store import Database, Migration, migrate
 
 from .query_cache import cache_scope
 
@@ -60,12 +60,15 @@ _INDEXES = (
 )
 
 
+_MIGRATIONS: list[Migration] = [
+    # 1: per-user scoped rows (the unscoped table of earlier versions is dropped)
+    [f"DROP TABLE IF EXISTS {_LEGACY_TABLE}", _DDL, *_INDEXES],
+]
+
+
 def ensure_table(db: Database) -> None:
-    """Create the memory table (and drop the unscoped one of earlier versions); idempotent."""
-    db.execute(f"DROP TABLE IF EXISTS {_LEGACY_TABLE}")
-    db.execute(_DDL)
-    for index in _INDEXES:
-        db.execute(index)
+    """Bring the memory table to its current version (:func:`graphagents.store.migrate`)."""
+    migrate(db, "text2sql.query_memory", _MIGRATIONS)
 
 
 def memory_owner(user_id: str) -> str:
