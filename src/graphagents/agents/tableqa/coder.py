@@ -7,13 +7,13 @@ them exactly like the note's example, then each table's columns, dtypes and firs
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from graphagents.llm.limits import MAX_OUTPUT_CHARS
 from graphagents.sandbox import ArtifactStore, Limits, SandboxPool, SandboxResult
 
 from .prompts import render
@@ -33,7 +33,6 @@ __all__ = [
 PREVIEW_ROWS = 3
 OBSERVATION_ROWS = 5
 RESULT_VAR = "new_table"
-_FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
 def bindings(
@@ -90,11 +89,33 @@ def observe(frame: pd.DataFrame, step: int) -> str:
 
 
 def extract_code(text: str) -> str:
-    """The code in a model reply: the last fenced block, else the whole text minus prose lines."""
-    blocks = _FENCE.findall(text or "")
+    """The code in a model reply: the last fenced block, else the whole text minus prose lines.
+
+    A reply over ``MAX_OUTPUT_CHARS`` is no program (""), refused before it is read. Fences are
+    found line by line (the old ``\\s*\\n(.*?)```` pattern went quadratic on an unclosed fence
+    followed by blank lines)."""
+    text = text or ""
+    if len(text) > MAX_OUTPUT_CHARS:
+        return ""
+    blocks: list[str] = []
+    current: list[str] | None = None
+    for line in text.splitlines():
+        stripped = line.strip()
+        if current is None:
+            if stripped.startswith("```") and stripped[3:].strip().lower() in ("", "python", "py"):
+                current = []
+            continue
+        if "```" in line:
+            before = line[: line.index("```")]
+            if before.strip():
+                current.append(before)
+            blocks.append("\n".join(current))
+            current = None
+        else:
+            current.append(line)
     if blocks:
         return blocks[-1].strip()
-    lines = [ln for ln in (text or "").splitlines() if not ln.strip().startswith("# 생성될 코드")]
+    lines = [ln for ln in text.splitlines() if not ln.strip().startswith("# 생성될 코드")]
     return "\n".join(lines).strip()
 
 

@@ -136,7 +136,7 @@ class Nodes:
                                 state.get("steps", []), self.actx, note=note)
         choice = choose_action(self.model, prompt, self.actx.options.plan_samples)
         if choice.action is None:
-            return choice.raw or "(no usable planner output)"
+            return choice.raw or f"(no usable planner output: {choice.error})"
         emit(DecisionEvent("vote", choice.action.kind, f"{choice.votes} of {choice.samples} samples",
                            {"argument": choice.action.argument, "votes": choice.votes, "samples": choice.samples}))
         return choice.action.render(step)

@@ -110,7 +110,12 @@ def _run_coder(
         if good:
             return _chosen(action, step, good, len(runs), names, actx)
         failed = next((r for r in runs if not r.result.ok), None)
-        error = failed.result.error if failed else "the code produced no table or value; assign it to new_table"
+        if failed is not None:
+            error = failed.result.error
+        elif not runs:
+            error = "the coder wrote no program (an empty answer, or one over the size limit)"
+        else:
+            error = "the code produced no table or value; assign it to new_table"
     error_type = next((str(r.result.error_type) for r in runs if r.result.error_type), "code_error")
     code = runs[0].code if runs else ""
     return ActOutcome(f"The code failed: {error}", False, error_type, code=code, candidates=len(runs))
