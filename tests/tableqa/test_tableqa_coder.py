@@ -44,7 +44,7 @@ def test_prompt_lists_tables_like_the_design_note() -> None:
     assert "# 지시사항: \"\"df\"에서 'budget'이 100 이상인 부서를 필터링하세요.\"" in prompt
     assert prompt.rstrip().endswith("# 생성될 코드:")
     assert "# df_orig_1 ('department'): 2 rows x 2 columns" in prompt
-    assert "#   columns: id (int64), budget (int64)" in prompt
+    assert "#   columns: 'id' (int64), 'budget' (int64)" in prompt
     assert "# df: 1 rows x 3 columns" in prompt
 
 

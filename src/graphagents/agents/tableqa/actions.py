@@ -18,15 +18,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["ACTION_KINDS", "Action", "ActionParseError", "majority", "parse_action", "split_answer"]
+from graphagents.llm.limits import MAX_OUTPUT_CHARS
+
+__all__ = [
+    "ACTION_KINDS", "MAX_PLANNER_CHARS", "Action", "ActionParseError", "majority", "parse_action", "split_answer",
+]
 
 ActionKind = Literal["Retrieve", "Operate", "Calculate", "Finish", "Search"]
 ACTION_KINDS: tuple[ActionKind, ...] = ("Retrieve", "Operate", "Calculate", "Finish", "Search")
 _KIND_BY_LOWER = {k.lower(): k for k in ACTION_KINDS}
 
-_ACTION = re.compile(r"^\s*\**\s*action\s*\d*\s*\**\s*:\s*\**\s*(.+)$", re.IGNORECASE | re.MULTILINE)
-_THOUGHT = re.compile(r"^\s*\**\s*thought\s*\d*\s*\**\s*:\s*\**\s*(.*)$", re.IGNORECASE | re.MULTILINE)
-_CALL = re.compile(r"^\s*`?\s*(\w+)\s*\[(.*)\]\s*`?\s*\.?\s*$", re.DOTALL)
+MAX_PLANNER_CHARS = MAX_OUTPUT_CHARS
+"""Longest planner turn parsed; a longer one is refused before any parsing (issue 26: a regex
+over 30,000 spaces held the GIL for 35 s)."""
+
+_NAME = re.compile(r"\w+")  # one call, anchored at a known offset: linear in the name's length
+_STARS_AND_SPACE = "*"
 
 
 class ActionParseError(ValueError):
@@ -54,27 +61,74 @@ class Action:
 
 
 def parse_action(text: str) -> Action:
-    """The last ``Action: Kind[argument]`` in ``text`` (a bare ``Kind[argument]`` line also works)."""
+    """The last ``Action: Kind[argument]`` in ``text`` (a bare ``Kind[argument]`` line also works).
+
+    One pass over the lines with string methods (no regex that can backtrack over whitespace), on
+    at most :data:`MAX_PLANNER_CHARS` characters: the work is linear in the text's length."""
+    if len(text) > MAX_PLANNER_CHARS:
+        raise ActionParseError(f"the planner's answer is {len(text):,} characters long; the limit is "
+                               f"{MAX_PLANNER_CHARS:,}: write one short Thought and one Action")
     if not text or not text.strip():
         raise ActionParseError("empty planner output; write 'Thought: ...' then 'Action: Kind[argument]'")
-    thoughts = _THOUGHT.findall(text)
+    lines = text.splitlines()
+    thoughts = [t for t in (_labelled(line, "thought") for line in lines) if t is not None]
     thought = thoughts[-1].strip() if thoughts else ""
-    candidates = [m.group(1) for m in _ACTION.finditer(text)]
+    candidates = [a for a in (_labelled(line, "action") for line in lines) if a]
     if not candidates:
-        candidates = [line for line in text.splitlines() if _CALL.match(line)]
+        candidates = [line for line in lines if _call(line) is not None]
     for raw in reversed(candidates):
-        match = _CALL.match(raw.strip())
-        if not match:
+        call = _call(raw)
+        if call is None:
             continue
-        kind = _KIND_BY_LOWER.get(match.group(1).lower())
+        name, argument = call
+        kind = _KIND_BY_LOWER.get(name.lower())
         if kind is None:
             known = ", ".join(ACTION_KINDS)
-            raise ActionParseError(f"unknown action {match.group(1)!r}; use one of {known}")
-        argument = match.group(2).strip()
+            raise ActionParseError(f"unknown action {name[:40]!r}; use one of {known}")
+        argument = argument.strip()
         if not argument:
             raise ActionParseError(f"{kind}[] needs an argument inside the brackets")
         return Action(kind, argument, thought)
     raise ActionParseError("no action found; end with a line 'Action: Kind[argument]', e.g. Finish[42]")
+
+
+def _skip_marks(text: str) -> str:
+    """``text`` without leading whitespace and markdown bold stars ("** Action" -> "Action")."""
+    return text.lstrip().lstrip(_STARS_AND_SPACE).lstrip()
+
+
+def _labelled(line: str, label: str) -> str | None:
+    """What follows ``Label n:`` (optionally in ``**bold**``) on ``line``, or None when the line
+    has no such label. The old pattern (adjacent ``\\s*`` runs around optional stars) backtracked
+    quadratically on long whitespace; this reads each character a bounded number of times."""
+    rest = _skip_marks(line)
+    if rest[: len(label)].lower() != label:
+        return None
+    rest = rest[len(label):].lstrip().lstrip("0123456789")
+    rest = _skip_marks(rest)
+    if not rest.startswith(":"):
+        return None
+    value = _skip_marks(rest[1:])
+    return value if value.strip() or label == "thought" else None
+
+
+def _call(raw: str) -> tuple[str, str] | None:
+    """``Kind[argument]`` (in backticks, with a trailing full stop allowed) -> (kind, argument)."""
+    text = raw.strip()
+    if text.startswith("`"):
+        text = text[1:].lstrip()
+    name = _NAME.match(text)
+    if name is None:
+        return None
+    rest = text[name.end():].lstrip()
+    if not rest.startswith("["):
+        return None
+    tail = rest.rstrip()
+    tail = tail[:-1].rstrip() if tail.endswith(".") else tail
+    tail = tail[:-1].rstrip() if tail.endswith("`") else tail
+    if not tail.endswith("]") or len(tail) < 2:
+        return None
+    return name.group(0), tail[1:-1]
 
 
 def split_answer(argument: str) -> list[str]:

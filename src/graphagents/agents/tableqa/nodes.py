@@ -136,7 +136,7 @@ class Nodes:
                                 state.get("steps", []), self.actx, note=note)
         choice = choose_action(self.model, prompt, self.actx.options.plan_samples)
         if choice.action is None:
-            return choice.raw or "(no usable planner output)"
+            return choice.raw or f"(no usable planner output: {choice.error})"
         emit(DecisionEvent("vote", choice.action.kind, f"{choice.votes} of {choice.samples} samples",
                            {"argument": choice.action.argument, "votes": choice.votes, "samples": choice.samples}))
         return choice.action.render(step)
@@ -210,8 +210,12 @@ class Nodes:
             outcome = act(Action("Finish", state.get("answer", "") or "?"), step=step, original=[],
                           intermediate=state.get("intermediate_tables", []), actx=self.actx, write_code=None)
             update.update(answers=outcome.answer or [], answer_table=outcome.answer_table,
-                          steps=[{"step": step, "action": "Finish", "argument": state.get("answer", ""), "ok": True,
-                                  "observation": outcome.observation}])
+                          steps=[{"step": step, "action": "Finish", "argument": state.get("answer", ""),
+                                  "ok": outcome.ok, "observation": outcome.observation,
+                                  **({} if outcome.ok else {"error_type": outcome.error_type})}])
+            if not outcome.ok:  # Finish[df] with no table, Finish[df_orig_1]: said, never answered as text
+                status = "declined"
+                update["reason"] = _unusable_finish(state, outcome.observation)
         elif status in ("running", "budget", "steps"):
             status = "budget"
             update["answers"] = _best_candidate(state.get("candidate_answers", []))
@@ -221,6 +225,12 @@ class Nodes:
         view = {**state, **update, "steps": [*state.get("steps", []), *update.get("steps", [])]}
         update["reply"] = compose_reply(view)  # type: ignore[arg-type]
         return update
+
+
+def _unusable_finish(state: TableQAState, observation: str) -> str:
+    if re.search(r"[가-힣]", state.get("question", "")):
+        return f"답할 수 없습니다: 계획기의 마지막 답이 값이 아니라 표 이름이었습니다 ({observation})."
+    return f"I cannot answer this: the planner's final answer was a table's name, not a value ({observation})."
 
 
 def _search(params: dict[str, str], ctx: LoopContext) -> ToolResult:

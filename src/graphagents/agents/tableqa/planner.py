@@ -14,7 +14,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from .actions import Action, ActionParseError, majority, parse_action
+from .actions import MAX_PLANNER_CHARS, Action, ActionParseError, majority, parse_action
 from .coder import coder_prompt, extract_code, preview
 from .config import AgentContext
 from .prompts import load, render
@@ -84,6 +84,10 @@ def choose_action(model: BaseChatModel, prompt: str, samples: int) -> PlanChoice
     first = ""
     for _ in range(samples):
         text = _ask(model, [HumanMessage(prompt)])
+        if len(text) > MAX_PLANNER_CHARS:  # refused before any parsing: the size is the whole check
+            errors.append(f"the planner's answer was {len(text):,} characters long (the limit is "
+                          f"{MAX_PLANNER_CHARS:,}) and was not read: write one short Thought and one Action")
+            continue
         first = first or text
         if "Action" not in text and "Thought" not in text.split("\n", 1)[0]:
             text = "Thought: " + text  # the prompt ends with "Thought n:", so a reply may start mid-line

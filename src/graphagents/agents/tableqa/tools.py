@@ -71,9 +71,21 @@ def act(
     )
 
 
+_TABLE_WORDS = ("df", "new_table", "the table", "table", "df (working table)", "the working table")
+_TABLE_VARIABLE = re.compile(r"df(?:_orig_\d{1,4})?|new_table|tbl_[0-9a-f]{32}", re.IGNORECASE)
+
+
+def _names_a_table(value: str) -> bool:
+    """A value that is a table's variable or id (``df``, ``df_orig_1``, ``tbl_...``), not an answer."""
+    return _TABLE_VARIABLE.fullmatch(value.strip().strip("`'\"")) is not None
+
+
 def _finish(action: Action, intermediate: Sequence[IntermediateTable], actx: AgentContext) -> ActOutcome:
     argument = action.argument.strip()
-    if argument.lower() in ("df", "new_table", "the table", "table") and intermediate:
+    if argument.lower() in _TABLE_WORDS and not intermediate:
+        return ActOutcome(f"Finish[{argument}] names the working table, but no step produced one (the steps failed "
+                          "or none ran), so there is no answer to give", False, "finish")
+    if argument.lower() in _TABLE_WORDS:
         last = intermediate[-1]
         frame = actx.store.get(last["id"])
         values = answer_strings(v for row in frame.itertuples(index=False) for v in row if v == v)
@@ -82,6 +94,10 @@ def _finish(action: Action, intermediate: Sequence[IntermediateTable], actx: Age
     values = split_answer(argument)
     if not values:
         return ActOutcome("Finish needs an answer inside the brackets", False, "finish")
+    named = [v for v in values if _names_a_table(v)]
+    if named:
+        return ActOutcome(f"Finish[{argument[:80]}] answers with a table's name ({named[0][:40]}), not a value from "
+                          "it, so there is no answer to give", False, "finish")
     return ActOutcome(f"Answer: {' | '.join(values)}", True, answer=values[:MAX_ANSWER_VALUES])
 
 
@@ -110,7 +126,12 @@ def _run_coder(
         if good:
             return _chosen(action, step, good, len(runs), names, actx)
         failed = next((r for r in runs if not r.result.ok), None)
-        error = failed.result.error if failed else "the code produced no table or value; assign it to new_table"
+        if failed is not None:
+            error = failed.result.error
+        elif not runs:
+            error = "the coder wrote no program (an empty answer, or one over the size limit)"
+        else:
+            error = "the code produced no table or value; assign it to new_table"
     error_type = next((str(r.result.error_type) for r in runs if r.result.error_type), "code_error")
     code = runs[0].code if runs else ""
     return ActOutcome(f"The code failed: {error}", False, error_type, code=code, candidates=len(runs))

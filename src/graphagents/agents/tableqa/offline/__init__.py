@@ -19,7 +19,10 @@ from ..metrics import answer_strings
 from ..state import TableQAState
 from .rules import Decline, Plan, plan_question
 
-__all__ = ["OfflineBrain", "OfflineChoice"]
+__all__ = ["MAX_QUESTION_CHARS", "OfflineBrain", "OfflineChoice"]
+
+MAX_QUESTION_CHARS = 400
+"""Longest question the offline planner reads (its patterns, tokenizer and linking see no more)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,9 @@ class OfflineBrain:
         return self._finish(plan, state, actx)
 
     def _plan(self, question: str, names: list[str], frames: list[Any]) -> Plan | Decline:
+        if len(question) > MAX_QUESTION_CHARS:  # checked before any pattern or tokenizer reads it
+            return Decline(f"질문이 너무 깁니다 ({len(question):,}자): 모델 없이는 {MAX_QUESTION_CHARS}자 "
+                           f"이하의 질문만 답합니다 (offline: questions up to {MAX_QUESTION_CHARS} characters).")
         if not re.search(r"[가-힣]", question):
             return plan_question(question, names, frames)
         from .korean import restate

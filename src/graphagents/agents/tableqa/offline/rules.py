@@ -16,7 +16,7 @@ from typing import Literal
 
 import pandas as pd
 
-from .linking import STOP, ColumnLink, ValueLink, link_columns, link_values, norm, tokens
+from .linking import ADJECTIVE_COLUMNS, STOP, ColumnLink, ValueLink, link_columns, link_values, norm, tokens
 
 __all__ = ["Decline", "Plan", "Planned", "plan_question"]
 
@@ -360,10 +360,17 @@ def _superlative(ctx: _Context) -> Plan | Decline | None:
     follow = re.search(r"\band what (is|was|are|were) (its|their|his|her) (.+)$", ctx.text)
     first_part = len(ctx.text[: follow.start()].split()) if follow else len(ctx.toks)
     # the ranked number is named before "..., and what is its X?" (X is what is read, not ranked)
-    targets = [c for c in ctx.columns if c.numeric and min(c.positions) < first_part]
+    targets = [c for c in ctx.columns if c.numeric and min(c.positions) < first_part
+               and ("id" not in tokens(c.column) or "id" in ctx.toks)]  # an id is a key, never what is ranked
     if not targets:
         return Decline("I cannot tell which number decides 'most/least' without a model.")
-    target = max(targets, key=lambda c: c.score)
+    sup = next((i for i, w in enumerate(ctx.toks) if w in _SUPERLATIVE_WORDS or w in ADJECTIVE_COLUMNS), 0)
+    # the number named at or after the superlative ("the largest budget"), the best-named, the nearest
+    target = max(targets, key=lambda c: (max(c.positions) >= sup, c.score, -min(abs(p - sup) for p in c.positions)))
+    word = ctx.toks[sup] if sup < len(ctx.toks) else ""
+    if word in _MEASURE_ADJECTIVES and not set(tokens(target.column)) & set(ADJECTIVE_COLUMNS[word]):
+        return Decline(f"No column measures {word!r} (I looked for {', '.join(ADJECTIVE_COLUMNS[word])}); "
+                       "that needs a model.")
     ctx.cover_column(target)
     method = "nlargest" if largest else "nsmallest"
     wants_entity = ctx.has("which|who") or re.search(r"\bwhat (\w+) (has|had|is|was|scored|won)\b", ctx.text)
@@ -386,6 +393,16 @@ def _superlative(ctx: _Context) -> Plan | Decline | None:
     steps.append(Planned("Operate", f"rows with the {'largest' if largest else 'smallest'} {target.column}",
                          f"new_table = {frame}.{method}(1, {target.column!r}, keep='all')",
                          f"Find the row with the {'largest' if largest else 'smallest'} {target.column}."))
+    asked_for = _asked_attribute(ctx, target)
+    if isinstance(asked_for, Decline):
+        return asked_for
+    if asked_for is not None:  # "what is the name with the largest budget": the ranked row's name
+        if isinstance(asked_for, ColumnLink):
+            ctx.cover_column(asked_for)
+        column = asked_for.column if isinstance(asked_for, ColumnLink) else asked_for
+        keep = [column, *extra]
+        steps.append(Planned("Operate", f"keep {', '.join(keep)}", f"new_table = df[{keep!r}]", "Read the answer."))
+        return Plan(tuple(steps))
     if not wants_entity:
         steps.append(Planned("Operate", f"keep {target.column}", f"new_table = df[[{target.column!r}]]",
                              f"The answer is the {target.column} itself."))
@@ -401,6 +418,35 @@ def _superlative(ctx: _Context) -> Plan | Decline | None:
     keep = [column, *extra]
     steps.append(Planned("Operate", f"keep {', '.join(keep)}", f"new_table = df[{keep!r}]", "Read the answer."))
     return Plan(tuple(steps))
+
+
+_SUPERLATIVE_WORDS = set((_MAX + "|" + _MIN).split("|"))
+# superlatives that name their own measure ("the oldest department" ranks an age, not a following noun)
+_MEASURE_ADJECTIVES = {"oldest", "youngest", "tallest", "heaviest", "lightest", "busiest", "richest"}
+
+
+def _asked_attribute(ctx: _Context, target: ColumnLink) -> ColumnLink | str | Decline | None:
+    """What "what is the X with the largest Y" asks for when X is not Y itself: a column of the
+    ranked table named X, or its name-like column for "name"/"title"; a Decline when X is a word
+    that names neither (the old rule answered Y's value: 543.2 for "the name with the largest
+    budget"); None when X is Y, a superlative, or absent."""
+    m = re.search(r"\bwhat (?:is|was|are|were) the (\w+)", ctx.text)
+    if m is None:
+        return None
+    word = tokens(m.group(1))[0] if tokens(m.group(1)) else ""
+    if not word or word in _SUPERLATIVE_WORDS or word in tokens(target.column) or word in ("total", "number"):
+        return None
+    position = len(ctx.text[: m.start(1)].split())
+    named = [c for c in ctx.columns
+             if c.table == target.table and c.column != target.column and position in c.positions]
+    if len(named) == 1:
+        return named[0]
+    if word in ("name", "title"):
+        frame = ctx.frames[target.table]
+        like = [str(c) for c in frame.columns if set(tokens(c)) & {"name", "title"}]
+        if len(like) == 1:
+            return like[0]
+    return Decline(f"I cannot tell which column {word!r} means in this question without a model.")
 
 
 def _lookup(ctx: _Context) -> Plan | Decline | None:
