@@ -169,3 +169,39 @@ def test_defog_oracle_through_postgres(defog_csv: Path, pg_admin_url: str) -> No
     assert report.n == 6 and report.counts()["right"] == 6, report.metrics["failures"]
     offline = run_evaluation(EVALUATION, dataset, eval_options={"db": template})
     assert offline.counts()["wrong"] == 0
+
+
+def test_cases_over_the_same_tables_at_once_keep_their_own_uploads(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two cases over one table, run at once: the first to reach its tables is held until the other
+    has finished and removed its upload records (what a loaded machine does to overlapping cases).
+    Both must still be answered; sharing one user, the held case lost its table and was declined."""
+    import threading
+
+    from graphagents.agents.tableqa import uploads as uploads_module
+
+    (tmp_path / "staff.csv").write_text("name,dept\nKim,Sales\nLee,Sales\nPark,IT\n", encoding="utf-8")
+    rows = [{"id": "a", "question": "How many staff are there?", "table_csv": "staff.csv", "answers": ["3"]},
+            {"id": "b", "question": "Who works in IT?", "table_csv": "staff.csv", "answers": ["Park"]}]
+    path = tmp_path / "q.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    forgotten, held, lock = threading.Event(), [], threading.Lock()
+    real_forget, real_resolve = uploads_module.Uploads.forget, uploads_module.resolve_session_tables
+
+    def forget(self: object, user_id: str, upload_id: str) -> None:
+        real_forget(self, user_id, upload_id)  # type: ignore[arg-type]
+        forgotten.set()
+
+    def resolve(uploads: object, user_id: str, sources: list[str]) -> object:
+        with lock:
+            first = not held
+            held.append(user_id)
+        if first:
+            held.append(forgotten.wait(60))  # the other case ran to its end meanwhile
+        return real_resolve(uploads, user_id, sources)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(uploads_module.Uploads, "forget", forget)
+    monkeypatch.setattr(uploads_module, "resolve_session_tables", resolve)
+    report = run_evaluation(EVALUATION, str(path), llm="oracle", jobs=2)
+    assert True in held, "the other case never finished while the first was held: the race was not staged"
+    assert report.counts()["right"] == 2, [(r.case.id, r.status, r.output.error) for r in report.results]

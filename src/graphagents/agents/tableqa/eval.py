@@ -1,7 +1,7 @@
 """tableqa's evaluation: exact match, MACT's partial match, steps and failure types.
 
 Each question runs through the real agent in a fresh session with its tables, uploaded for the
-run's own user and removed after the question (what a user with their own tables gets). Scoring
+case's own user and removed after the question (what a user with their own tables gets). Scoring
 by layout (docs/evaluation.md): WTQ's denotation match (``wtq``), a table answer's rows as a
 multiset (a question with ``rows``), MACT's EM (``mmqa``), or execution match against the gold
 SQL's rows (``defog``, as ``eval text2sql`` scores).
@@ -14,6 +14,7 @@ not match. ``partial_match`` (MACT's token Jaccard) is reported for every datase
 
 from __future__ import annotations
 
+import itertools
 import threading
 import uuid
 from collections import Counter
@@ -40,7 +41,10 @@ FAILURE_TYPES = ("wrong_table", "code_error", "timeout", "budget", "wrong_answer
 
 HELDOUT = Path(__file__).parent / "evaldata" / "heldout" / "questions.jsonl"
 EVAL_USER = "tableqa-eval"
-"""The user the eval's tables are uploaded for (one per run: ``tableqa-eval-<random>``)."""
+"""The users the eval's tables are uploaded for: one per case, ``tableqa-eval-<run>-<n>``. Upload
+records are keyed by (user, content id), so two cases of one user over the same database shared a
+record, and the first to finish removed it from under the other: the later case was declined "no
+uploaded table". The more cases overlap (a loaded machine, ``--jobs``), the more were lost."""
 
 
 def _heldout() -> list[Source]:
@@ -99,7 +103,8 @@ def _start(ctx: EvalContext) -> Iterator[Any]:
                "max_steps": ctx.option("max_steps"), "chain": not ctx.option("no_chain")}
     agent = Agent(SPEC, **ctx.agent_kwargs(checkpoint_url="memory", **options))
     uploads = Uploads(database_for(agent.settings.resolved_database_url), get_store())
-    user = f"{EVAL_USER}-{uuid.uuid4().hex[:12]}"  # concurrent runs never remove each other's records
+    run_id = uuid.uuid4().hex[:12]  # concurrent runs never remove each other's records
+    numbers = itertools.count(1)  # next() on a count is atomic: every case its own number
     golds: dict[str, Any] = {}
     lock = threading.Lock()
 
@@ -111,6 +116,7 @@ def _start(ctx: EvalContext) -> Iterator[Any]:
 
     def run(case: Case) -> Output:
         item = items[case.id]
+        user = f"{EVAL_USER}-{run_id}-{next(numbers)}"  # concurrent cases never remove each other's records
         added: list[str] = []
         try:
             tables = item.load_tables()
