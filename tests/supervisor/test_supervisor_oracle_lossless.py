@@ -2,7 +2,9 @@
 
 Before: an English question reached the planner with its Korean gloss appended, so the oracle
 found no label for it and planned nothing; a plan naming more than three articles had all but three
-dropped by the citation cap, and more than eight by the keyword cap. These labels are none of the
+dropped by the citation cap, and more than eight by the keyword cap; a question that gave an
+uncovered topic (a tax) as the reason for a covered one ("보증금을 올려") lost its search to the
+scope guard, whose covered-topic patterns did not allow a particle. These labels are none of the
 dev queries: they are built to hit each of those paths, plus articles drawn from the whole file.
 """
 
@@ -28,6 +30,10 @@ def _labels(articles: dict[str, Any]) -> list[dict[str, Any]]:
          "search_scopes": ["laws"], "required_citations": pick[:5]},
         {"id": "nine", "query": "이 조문들을 모두 정리해 주세요 (아홉 개)", "teams": ["search", "document"],
          "search_scopes": ["laws"], "required_citations": pick[5:14]},
+        # an uncovered topic's word as the reason, a covered question with a particle ("보증금을 올려"):
+        # the scope guard dropped the gold plan's search
+        {"id": "tax-word", "query": "종부세가 올랐다고 집주인이 보증금을 올려 달라는데 한도가 있나요?",
+         "teams": ["search"], "search_scopes": ["laws"], "required_citations": ["주임법:제7조"]},
         {"id": "market", "query": "강남구 아파트 시세와 관련 법도 알려줘", "teams": ["search", "analysis"],
          "search_scopes": ["market"], "required_citations": pick[14:16]},
         *({"id": f"one-{a}", "query": f"이 조문이 궁금해요 ({i}번째)", "teams": ["search"], "search_scopes": ["laws"],

@@ -20,6 +20,8 @@ from graphagents.agents.supervisor.offline.scope import uncovered_topics
     ("상가 임대차 계약갱신요구권은 몇 년이에요?", "commercial", False),  # 상가 sets the context: not 주임법
     ("임대사업자 등록하면 의무가 뭐가 있나요?", "rental_business", False),
     ("전세 계약서 특약 써주고, 종부세는 얼마인지도 알려줘", "tax", True),
+    ("재산세가 올랐다며 집주인이 월세를 올려 달래요", "tax", True),  # the tax is the reason; the rise is ours
+    ("양도세는 제1주택이면 얼마예요?", "tax", False),  # 제1주택 is no article
     ("How much is the acquisition tax on a 900 million won apartment?", "tax", False),
 ])
 def test_uncovered_topics(query: str, topic: str, rest: bool) -> None:

@@ -49,6 +49,8 @@ HEAD_CHARS = 400
 HELDOUT = Path(__file__).parent / "evaldata" / "heldout_queries.jsonl"
 LATE = Path(__file__).parent / "evaldata" / "heldout_statutes_late.jsonl"
 """24 statute questions written after the statute search was tuned (evaldata/README.md)."""
+STATUTES = Path(__file__).parent / "evaldata" / "heldout_statutes.jsonl"
+"""51 statute questions written for issue 23 before the statute search was reworked, frozen."""
 
 
 def _file(name: str, path: Path) -> Callable[[], list[Source]]:
@@ -64,6 +66,7 @@ DATASETS: dict[str, Callable[[], Sequence[Source]]] = {
     "dev": lambda: [data.dev_queries_path()],
     "heldout": _file("heldout", HELDOUT),
     "heldout_late": _file("heldout_late", LATE),
+    "heldout_statutes": _file("heldout_statutes", STATUTES),
 }
 
 

@@ -19,6 +19,7 @@ from ..offline.compose import _source_notes as source_notes
 from ..offline.compose import compose, direct_reply, followup_note, scope_note
 from ..prompts import PROMPTS
 from ..state import MainSupervisorState
+from ..verify import check_answer, delimit
 
 
 def make_aggregate(ctx: SupervisorContext) -> Any:
@@ -52,13 +53,23 @@ def make_generate_response(ctx: SupervisorContext) -> Any:
             return {"reply": compose(query, agg), "current_phase": "respond"}
         citations = agg.get("citations") or []
         articles = "\n".join(f"- {c['citation']}({c['title']}): {c['text'][:600]}" for c in citations) or "없음"
-        prompt = PROMPTS.render("respond.md", query=query, results=_results_for_model(agg), articles=articles,
-                        missing="\n".join(f"- {m}" for m in agg.get("missing") or []) or "없음")
+        # data delimited and escaped: a statute's text or a market row cannot pose as an instruction
+        prompt = PROMPTS.render("respond.md", query=delimit("question", query),
+                                results=delimit("results", _results_for_model(agg)),
+                                articles=delimit("articles", articles),
+                                missing=delimit("missing", "\n".join(f"- {m}" for m in agg.get("missing") or [])
+                                                or "없음"))
         try:
             text = str(ctx.models.responder.invoke([HumanMessage(prompt)]).content).strip()
         except Exception as exc:  # any provider failure: the offline composer still answers
             emit(DecisionEvent("response", "fallback", f"모델 응답 실패로 템플릿 응답을 씁니다: {type(exc).__name__}"))
             return {"reply": compose(query, agg), "current_phase": "respond"}
+        checked = check_answer(text, query, agg, lambda: compose(query, agg))
+        if checked.dropped:  # the model cited an article it was not given, or a figure not in the evidence
+            emit(DecisionEvent("response", "replaced" if checked.replaced else "checked",
+                               f"근거에 없는 조문·수치가 있는 문장 {len(checked.dropped)}개",
+                               {"dropped": [{"sentence": d[:200], "problems": p} for d, p in checked.dropped]}))
+            text = checked.text
         footer = source_notes(agg.get("sources") or [])
         if agg.get("missing"):  # said by code too, so a model cannot drop what is missing
             footer.append("확인이 필요한 정보: " + "; ".join(agg["missing"]))

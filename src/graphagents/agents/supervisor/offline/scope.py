@@ -79,7 +79,11 @@ def uncovered_topics(query: str) -> tuple[list[Uncovered], bool]:
         exclusive = exclusive or rule.exclusive
         for m in matches:
             rest = rest.replace(m.group(0), " ")
-    return found, bool(found) and not exclusive and bool(core.search(rest))
+    return found, bool(found) and not exclusive and bool(core.search(rest) or core.search(_PARTICLE.sub(r"\1", rest)))
+
+
+_PARTICLE = re.compile(r"([가-힣])(?:을|를|은|는|이|가|도|만|의)(?=\s|$)")
+"""A particle after a word ("월세를 올려", "보증금은 돌려"): the core patterns are written on bare words."""
 
 
 def as_dicts(found: list[Uncovered]) -> list[dict[str, Any]]:
