@@ -179,3 +179,58 @@ def test_emergency_is_frozen() -> None:
     assert isinstance(found, Emergency)
     with pytest.raises(AttributeError):
         found.kind = "x"  # type: ignore[misc]
+
+
+def _labelled() -> list[dict[str, object]]:
+    path = DEV / "heldout_emergencies.jsonl"
+    return [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
+
+
+def test_the_labelled_set_recall_is_total_and_precision_reported() -> None:
+    rows = _labelled()
+    due = [r for r in rows if r["emergency"]]
+    look_alikes = [r for r in rows if not r["emergency"]]
+    assert len(rows) >= 100 and len(look_alikes) * 2 >= len(rows) - 2  # about half look-alikes
+    kinds = {str(r["kind"]) for r in due}
+    assert kinds == set(EMERGENCY_KINDS)  # every class a triage nurse flags, incl. infant fever, pregnancy
+    assert {r["lang"] for r in due} == {"ko", "en"}
+    missed = [r["text"] for r in due if detect_emergency(str(r["text"])) is None]
+    assert missed == []  # recall 100 %
+    alarms = [r["text"] for r in look_alikes if detect_emergency(str(r["text"])) is not None]
+    precision = len(due) / (len(due) + len(alarms))
+    assert precision >= 0.95, alarms
+    wrong_kind = [(r["text"], found.kind) for r in due
+                  if (found := detect_emergency(str(r["text"]))) is not None and found.kind != r["kind"]]
+    assert wrong_kind == []
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("가슴이 답답하고 왼쪽 팔이 저려요", "chest_pain"),  # discomfort + a companion symptom
+    ("My chest feels tight and the pain is going down my left arm", "chest_pain"),
+    ("I took too many sleeping pills", "overdose"),
+    ("생후 2개월 아기가 열이 38.5도예요", "infant_fever"),
+    ("My 6-week-old baby has a fever of 38.2", "infant_fever"),
+    ("임신 12주인데 피가 비쳐요", "pregnancy_bleeding"),
+    ("I'm 20 weeks pregnant and I'm bleeding", "pregnancy_bleeding"),
+])
+def test_the_issue_classes(text: str, kind: str) -> None:
+    found = detect_emergency(text)
+    assert found is not None and found.kind == kind
+
+
+@pytest.mark.parametrize("text", [
+    "어제 가슴이 살짝 결렸는데 지금은 괜찮아요",  # time: over now
+    "I had some chest tightness last week but it's gone now",
+    "My son had a febrile seizure last year, will it happen again?",  # long ago, a question
+    "생후 5개월 아기가 열이 나요",  # not under 3 months
+    "My 2-month-old baby has a runny nose but no fever",  # negated fever
+    "What are the risk factors for suicide?",  # the subject, not the person
+    "임신 초기 출혈의 원인은 무엇인가요?",  # an information question
+])
+def test_time_negation_and_subject_questions_are_not_alarms(text: str) -> None:
+    assert detect_emergency(text) is None
+
+
+def test_resolved_never_argues_away_suicidal_talk() -> None:
+    found = detect_emergency("어제는 괜찮았는데 지금은 죽고 싶어요")
+    assert found is not None and found.kind == "suicide"

@@ -132,3 +132,32 @@ def test_bad_files_are_one_line(tmp_path: Path) -> None:
         load_cases(bad)
     with pytest.raises(InputError, match="eval option lang"):
         run_evaluation(EVALUATION, str(bad), eval_options={"lang": "fr"})
+
+
+def test_declines_warnings_and_repeats_are_scored(oracle_run: Report) -> None:
+    """must_decline: any citation is wrong; reply_must_include: a reply without the warning is wrong;
+    a reply that quotes the same line twice is at best partial."""
+    from graphagents.evals import Case
+
+    right = next(r for r in oracle_run.results if r.case.kind == "question" and r.status == "right")
+    unanswerable = replace(right.case, expected=[], metadata={**right.case.metadata, "answerable": False})
+    assert score(unanswerable, right.output).status == "wrong"
+    assert score(unanswerable, _with(right, cited=[]).output).status == "right"
+    label = {**right.case.metadata.get("label", {}), "reply_must_include": ["warfarin"]}
+    warned: Case = replace(right.case, metadata={**right.case.metadata, "label": label})
+    assert score(warned, _with(right, reply="nothing about it").output).status == "wrong"
+    assert score(warned, _with(right, reply="Warfarin: ask your doctor.").output).status == "right"
+    line = "- Blood thinners reduce the risk of heart attack and stroke. [1]"
+    twice = _with(right, reply=f"From the documents:\n{line}\n{line.replace('[1]', '[2]')}")
+    assert score(right.case, twice.output).status == "partial"
+    assert score(right.case, _with(right, reply=f"From the documents:\n{line}").output).status == "right"
+
+
+def test_the_heldout_files_load() -> None:
+    from graphagents.agents.rag.eval import DATASETS
+
+    cases = [c for source in DATASETS["heldout"]() for c in load_cases(source)]
+    questions = [c for c in cases if c.kind == "question"]
+    assert len(questions) >= 60 and {c.metadata["lang"] for c in questions} == {"en", "ko"}
+    assert sum(c.metadata.get("answerable") is False for c in questions) >= 5
+    assert sum(c.kind == "emergency" for c in cases) >= 100

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
+
 PUBLIC_KEYS = {"intent", "dynamic_k", "emergency", "profile", "profile_summary", "token_plan", "retrieved_docs",
                "refine_iteration_logs", "cache_hit", "cache_similarity_score", "answer"}
 
@@ -86,3 +88,14 @@ def test_an_emergency_notice_comes_first_even_from_the_cache(make_agent: Any) ->
     assert reply.state["cache_hit"] is True  # the second time came from the cache, notice still first
     calm = agent.session(None, user_id="u-er").send("How is high blood pressure treated?")
     assert calm.state["emergency"] is False and "119" not in calm.text
+
+
+@pytest.mark.parametrize("text", ["죽고 싶어요", "I took too many sleeping pills and my blood pressure is high"])
+def test_after_an_emergency_notice_only_symptom_text_or_nothing(make_agent: Any, text: str) -> None:
+    reply = make_agent().session(None, user_id="u-er2").send(text)
+    assert reply.state["emergency"] is True
+    notice, _, rest = reply.text.partition("\n\n")
+    assert "119" in notice
+    # the corpus slice is about diabetes, blood pressure and leukaemia: none of it is about the symptom
+    assert [a for a in reply.artifacts if a.kind == "citation"] == []
+    assert "[1]" not in rest and ("위 응급 안내" in rest or "emergency advice above" in rest)

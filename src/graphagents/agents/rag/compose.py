@@ -124,10 +124,12 @@ def covered(terms: Sequence[str], text: str) -> list[str]:
 
 def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceIndex, question_vector: np.ndarray,
             *, intent: str = "moderate", extra_terms: Sequence[str] = (),
-            gloss_vector: np.ndarray | None = None) -> Composed:
+            gloss_vector: np.ndarray | None = None, required: Sequence[str] | None = None) -> Composed:
     """The extractive answer to ``question`` from ``docs`` (best first). ``gloss_vector`` is the
     embedding of the question's English gloss (the retrieval query: aspects and canonical names in
-    English); a sentence's similarity is the better of the two, which helps Korean questions."""
+    English); a sentence's similarity is the better of the two, which helps Korean questions.
+    ``required``: when given, a quoted sentence must contain one of these (lower-case) substrings
+    (after an emergency notice, only text about the symptom)."""
     korean = is_korean(question)
     focus = [*focus_terms(question), *(t for t in extra_terms if t)]
     topics = [t for t in focus if t not in _ASPECT_WORDS]
@@ -162,6 +164,8 @@ def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceInd
             continue
         if topics and not covered(topics, sentence.text) and not covered(topics, _doc_title(docs, sentence.doc_index)):
             continue  # a sentence about something else the question did not ask about
+        if required is not None and not any(r in sentence.text.lower() for r in required):
+            continue
         chosen.append(i)
         per_doc[sentence.doc_index] = per_doc.get(sentence.doc_index, 0) + 1
     if not chosen:

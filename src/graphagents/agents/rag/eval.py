@@ -54,7 +54,7 @@ def _dev() -> list[Source]:
 
 
 def _heldout() -> list[Source]:
-    files = [BUNDLED / "heldout_questions.jsonl", BUNDLED / "emergency_heldout.jsonl"]
+    files = [BUNDLED / "heldout_questions.jsonl", BUNDLED / "heldout_emergencies.jsonl"]
     present = [f for f in files if f.is_file()]
     if not present:
         raise missing_dataset("rag", "heldout", files[0])
@@ -178,8 +178,9 @@ def _start(ctx: EvalContext) -> Iterator[Any]:
         vector = store().embedder.embed_one(query)
         ranked = {mode: [h.id for h in store().search(query, k=10, mode=mode, vector=vector, weights=weights)]
                   for mode in MODES}
-        data: dict[str, Any] = {"retrieval": {m: retrieval_metrics(ids, gold) for m, ids in ranked.items()},
-                                "answered": answers}
+        # a question the documents do not answer has no gold passage: it counts for answers, not retrieval
+        data: dict[str, Any] = {"retrieval": {m: retrieval_metrics(ids, gold) for m, ids in ranked.items()}
+                                if gold else {}, "answered": answers}
         if not answers:
             return Output(ranked["hybrid"][:K], data)
         session = agent.session(None, user_id="eval")
@@ -253,15 +254,45 @@ def _score_question(case: Case, output: Output) -> Score:
         return Score("partial" if recall > 0 else "wrong", metrics, note)
     cited = list(output.data.get("cited") or [])
     good = sum(c in gold for c in cited)
+    reply = str(output.data.get("reply") or "")
+    repeated = repeated_lines(reply)
+    label = case.metadata.get("label") or {}
+    missing = [w for w in label.get("reply_must_include") or [] if w.lower() not in reply.lower()]
     metrics.update(cited=len(cited), cited_gold=good,
-                   citation_precision=round(good / len(cited), 4) if cited else None)
+                   citation_precision=round(good / len(cited), 4) if cited else None,
+                   repeated_lines=len(repeated), missing_required=missing)
+    if case.metadata.get("answerable") is False:  # the documents do not answer it: only a decline is right
+        if cited:
+            return Score("wrong", metrics, f"answered from {len(cited)} passage(s) although the documents do not "
+                                           "cover the question")
+        return Score("right", metrics, "declined, as due")
     if not cited:
         return Score("declined", metrics, "not found: nothing cited")
     if not good:
         return Score("wrong", metrics, "only passages that are not gold cited")
+    if missing:  # the warning the question's situation needs (the profile's drug, pregnancy) is absent
+        return Score("wrong", metrics, f"reply lacks {', '.join(map(repr, missing))}")
+    if repeated:
+        return Score("partial", metrics, f"the reply repeats itself: {repeated[0][:60]!r}")
     if good * 2 >= len(cited):
         return Score("right", metrics, f"{good} of {len(cited)} citations gold")
     return Score("partial", metrics, f"only {good} of {len(cited)} citations gold")
+
+
+def repeated_lines(reply: str) -> list[str]:
+    """Lines of ``reply`` (quotes without their [n] marks) that occur more than once."""
+    import re
+
+    seen: set[str] = set()
+    out: list[str] = []
+    for line in reply.splitlines():
+        key = re.sub(r"\s*\[\d+\]\s*$", "", line.strip(" -*")).strip().lower()
+        if len(key) < 20:
+            continue
+        if key in seen and key not in out:
+            out.append(key)
+        seen.add(key)
+    return out
 
 
 def summarize(results: Sequence[CaseResult]) -> dict[str, Any]:

@@ -56,8 +56,8 @@ def after_retrieve(state: Mapping[str, Any]) -> str:
 
 
 def after_generate(state: Mapping[str, Any]) -> str:
-    if state.get("mode") == "llm" or state.get("query_complexity") == "greeting":
-        return "store_response"
+    if state.get("mode") == "llm" or state.get("query_complexity") == "greeting" or state.get("emergency"):
+        return "store_response"  # after an emergency notice there is nothing to refine: symptom text or none
     return "refine"
 
 

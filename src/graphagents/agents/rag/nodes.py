@@ -28,6 +28,7 @@ from graphagents.settings import Settings
 from . import language
 from .compose import NOT_FOUND_EN, NOT_FOUND_KO, SentenceIndex, compose, safety_note
 from .corpus import Corpus, corpus_for
+from .emergency import EMERGENCY_TOPICS
 from .intent import DYNAMIC_K, IntentDecision, classify_offline
 from .judge import JudgeFeedback, RewrittenQuery, offline_feedback, offline_rewrite
 from .options import RagOptions, effective_settings
@@ -341,10 +342,18 @@ class Nodes:
         index = SentenceIndex.build(docs, self.r.embedder)
         gloss = str((state.get("query_rewrite_history") or [""])[0])
         gloss_vector = self._vector(gloss) if gloss and gloss != text and is_korean(text) else None
+        emergency = state.get("emergency") if isinstance(state.get("emergency"), Mapping) else None
+        required = EMERGENCY_TOPICS.get(str(emergency.get("kind")), ()) if emergency else None
         offline = compose(text, docs, index, vector, intent=str(state.get("query_complexity") or "moderate"),
-                          extra_terms=_relevant_terms(state), gloss_vector=gloss_vector)
+                          extra_terms=_relevant_terms(state), gloss_vector=gloss_vector, required=required)
         citations = [{**self._cite(docs[c["doc_index"]]), "ref": c["ref"]} for c in offline.citations]
         result = {"answer": offline.answer, "citations": citations, "not_found": offline.not_found}
+        if emergency:  # after the notice: only what the documents say about the symptom, or nothing
+            if offline.not_found or not citations:
+                line = ("위 응급 안내를 먼저 따르세요. 이 상황에 맞는 문서 내용은 인용하지 않았습니다." if korean else
+                        "Please follow the emergency advice above first; no document text is quoted for this.")
+                return {"answer": line, "citations": [], "not_found": False}
+            return result
         if model is not None and docs:
             result = self._model_answer(state, model, docs) or result
         return result
