@@ -8,6 +8,8 @@ pass pairs every bracket, then at most ``MAX_JSON_CANDIDATES`` spans are handed 
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -150,11 +152,63 @@ def _adapter(schema: Any) -> TypeAdapter[Any]:
     return TypeAdapter(schema)
 
 
+INT64_MAX = 2**63 - 1
+"""Largest integer a model answer may hold: beyond it the checkpointers (msgpack, PostgreSQL
+bigint) cannot store the value, and no quantity an agent asks for is that large."""
+
+
+def bounded(value: Any) -> Any:
+    """``value`` as it may be stored (issue 26, item 6): lone surrogates in strings (keys included)
+    become U+FFFD; an integer beyond 64 bits or a non-finite number raises ValueError, so the answer
+    is unusable like garbage (one repair request, then the fallback). Iterative: any depth."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if not isinstance(value, dict | list):
+        _check_number(value)
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    stack: list[tuple[Any, Any]] = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            if isinstance(item, dict | list):
+                copy: Any = {} if isinstance(item, dict) else []
+                stack.append((item, copy))
+            else:
+                _check_number(item)
+                copy = clean_text(item) if isinstance(item, str) else item
+            if isinstance(target, dict):
+                target[clean_text(str(key))] = copy
+            else:
+                target.append(copy)
+    return root
+
+
+def _check_number(value: Any) -> None:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int) and abs(value) > INT64_MAX:
+        raise ValueError(f"a number has {len(str(abs(value)))} digits; the largest allowed is {INT64_MAX}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("a number is not finite (NaN or Infinity)")
+
+
+def clean_text(text: str) -> str:
+    """``text`` with every lone surrogate (``"\\ud800"`` from a model's JSON) replaced by U+FFFD:
+    such a string cannot be encoded as UTF-8, so no store, cache or response could hold it."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def check_json(text: str, schema: Any = None) -> Any:
-    """Parse (and validate against ``schema``) one answer; ValueError/ValidationError when unusable."""
+    """Parse, bound (:func:`bounded`) and validate against ``schema`` one answer;
+    ValueError/ValidationError when unusable."""
     if len(text) > MAX_OUTPUT_CHARS:
         raise ValueError(f"the answer is {len(text):,} characters long; the limit is {MAX_OUTPUT_CHARS:,}")
-    value = extract_json(text)
+    value = bounded(extract_json(text))
     return _adapter(schema).validate_python(value) if schema is not None else value
 
 
