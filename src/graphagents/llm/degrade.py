@@ -11,6 +11,7 @@ exception to that reason without reading the exception's text.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from ..errors import ModelOutputError, TurnDeadlineExceeded
 from ..events import DegradedEvent, emit
@@ -84,3 +85,21 @@ PROVIDER_REASONS = frozenset({"timeout", "connection", "rate_limited", "http_err
 def is_provider_failure(exc: BaseException) -> bool:
     """The model service failed (not the answer, not our code): its text is the provider's."""
     return reason_of(exc) in PROVIDER_REASONS
+
+
+def fallback_reason(exc: BaseException) -> str:
+    """What a decision log may say about a fallback's cause: the reason code and, for an unusable
+    answer (our own parser's words, no provider text), the problem."""
+    code = reason_of(exc)
+    if code == "unusable" and isinstance(exc, ModelOutputError | ValueError):
+        return f"unusable: {' '.join(str(exc).split())[:200]}"
+    return code
+
+
+def with_temperature(model: Any, temperature: float) -> Any:
+    """``model`` set to sample at ``temperature`` when it has that setting (LangChain's provider
+    models do); other models (scripted, local) as they are."""
+    fields = getattr(type(model), "model_fields", {})
+    if "temperature" not in fields or getattr(model, "temperature", None) == temperature:
+        return model
+    return model.model_copy(update={"temperature": temperature})
