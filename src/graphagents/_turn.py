@@ -74,10 +74,10 @@ class Turn:
     """The bookkeeping of one turn: usage, steps, the failure (if any) and how it ends."""
 
     def __init__(self, spec: AgentSpec, config: RunnableConfig, step_cap: int, *,
-                 durability: Durability = "sync") -> None:
+                 durability: Durability = "sync", deadline_seconds: float | None = None) -> None:
         self.spec = spec
         self.step_cap = step_cap
-        self.recorder = UsageRecorder()
+        self.recorder = UsageRecorder(None if deadline_seconds is None else time.monotonic() + deadline_seconds)
         self.config: RunnableConfig = {**config, "callbacks": [self.recorder]}
         self.stream_options: dict[str, Any] = {"stream_mode": STREAM_MODES, "subgraphs": True,
                                                "durability": durability}

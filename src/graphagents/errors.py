@@ -37,6 +37,7 @@ __all__ = [
     "RunError",
     "ServiceUnavailableError",
     "SessionExistsError",
+    "TurnDeadlineExceeded",
     "UnknownAgentError",
     "UnknownProviderError",
     "UnknownSessionError",
@@ -103,6 +104,11 @@ class ModelOutputError(RunError):
 
 class ModelRequestsBlocked(RunError):
     pass
+
+
+class TurnDeadlineExceeded(RunError):
+    """The turn's budget for model calls (``Settings.turn_deadline_seconds``) has passed: no new
+    model call is made; decision points take their offline fallback."""
 
 
 def redact_url(url: str) -> str:

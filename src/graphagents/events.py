@@ -22,6 +22,7 @@ from .usage import Usage
 
 __all__ = [
     "DecisionEvent",
+    "DegradedEvent",
     "ErrorEvent",
     "Event",
     "EventType",
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 EventType = Literal[
-    "token", "step", "tool_call", "tool_result", "decision", "state_update", "final", "error"
+    "token", "step", "tool_call", "tool_result", "decision", "state_update", "degraded", "final", "error"
 ]
 
 
@@ -97,6 +98,20 @@ class DecisionEvent(Event):
     choice: str
     reason: str
     details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DegradedEvent(Event):
+    """A decision point fell back (to the offline brain, or a safe default) because the model could
+    not be used. ``step`` names the decision point, ``reason`` is a short code (``timeout``,
+    ``connection``, ``rate_limited``, ``http_error``, ``unusable``, ``empty``, ``deadline``,
+    ``error``) and ``message`` says it to the user. Never the provider's own error text: that goes
+    to the server log only."""
+
+    type: ClassVar[EventType] = "degraded"
+    step: str
+    reason: str
+    message: str = ""
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,9 @@ def build_graph(name: str) -> Any:
     settings = get_settings()
     options, typed = validate_options(spec.options_model, settings.langgraph_options.get(name, {}), agent=name,
                                       session=False)
-    models = {role: load_chat_model(m) for role, m in settings.models.items()}
-    ctx = BuildContext(load_chat_model(settings.llm), None, settings, options, agent=name, typed_options=typed,
+    models = {role: load_chat_model(m, settings=settings) for role, m in settings.models.items()}
+    llm = load_chat_model(settings.llm, settings=settings)
+    ctx = BuildContext(llm, None, settings, options, agent=name, typed_options=typed,
                        models=models, embedder_factory=_embedder_factory(None, settings))
     return spec.build(ctx)
 

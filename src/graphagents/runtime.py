@@ -147,9 +147,9 @@ class Agent:
             if model is not None and model.model_config.get("extra") != "forbid":
                 raise ConfigError(f"agent {spec.name!r}: {model.__name__} must set extra='forbid'")
         self.options, typed = validate_options(spec.options_model, options, agent=spec.name, session=False)
-        self.llm = load_chat_model(llm if llm is not None else self.settings.llm)
+        self.llm = load_chat_model(llm if llm is not None else self.settings.llm, settings=self.settings)
         role_specs: dict[str, str | BaseChatModel] = {**self.settings.models, **(models or {})}
-        self.models = {role: load_chat_model(m) for role, m in role_specs.items()}
+        self.models = {role: load_chat_model(m, settings=self.settings) for role, m in role_specs.items()}
         self.checkpoint_url = checkpoint_url or self.settings.resolved_checkpoint_url
         self.checkpointer = _connections.checkpointer_for(self.checkpoint_url)
         self.sessions = _connections.session_store_for(self.settings.resolved_database_url)
@@ -370,7 +370,8 @@ class Session:
 
     def _new_turn(self) -> Turn:
         agent = self.agent
-        return Turn(agent.spec, self.config, agent.step_cap, durability=agent.settings.durability)
+        return Turn(agent.spec, self.config, agent.step_cap, durability=agent.settings.durability,
+                    deadline_seconds=agent.settings.turn_deadline_seconds)
 
     def _validate(self, text: str) -> str:
         if not isinstance(text, str):

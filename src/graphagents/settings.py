@@ -84,6 +84,18 @@ class Settings(BaseSettings):
     warm_agents: Annotated[list[str] | None, NoDecode] = Field(
         None, description="agents built at start, comma-separated or a JSON list (unset = every registered agent)"
     )
+    llm_timeout_seconds: float = Field(
+        60.0, gt=0, le=3600, description="a model provider's request timeout in seconds (connect, each read, "
+        "write); a stalled provider fails the call after this long and the agent falls back")
+    llm_max_retries: int = Field(
+        2, ge=0, le=10, description="retries of a failed model request (timeouts, dropped connections, 429, 5xx), "
+        "with the client's exponential backoff; a 429/503 Retry-After header sets the wait")
+    turn_deadline_seconds: float = Field(
+        180.0, gt=0, le=86_400, description="a turn's budget for model calls: once it has passed, no new model "
+        "call is made in that turn, every decision point takes its offline fallback and the reply says so")
+    max_model_output_chars: int = Field(
+        32_000, ge=1000, le=10_000_000, description="longest free-text model answer kept (a final answer is cut "
+        "there and the reply says so; a JSON or XML answer beyond it is unusable and falls back)")
     session_lock_lease: float = Field(
         30.0, ge=1, le=3600, description="Redis session-lock lease in seconds, renewed while a turn runs"
     )

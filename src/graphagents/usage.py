@@ -10,13 +10,42 @@ from __future__ import annotations
 
 import statistics
 import threading
+import time
 from collections.abc import Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-__all__ = ["Usage", "UsageRecorder", "UsageSummary"]
+from .errors import TurnDeadlineExceeded
+
+__all__ = ["Usage", "UsageRecorder", "UsageSummary", "count_http_request"]
+
+
+class _Call:
+    """One model call's HTTP attempts (the provider client's retries included)."""
+
+    __slots__ = ("attempts", "recorder")
+
+    def __init__(self, recorder: UsageRecorder) -> None:
+        self.recorder = recorder
+        self.attempts = 0
+
+
+_current_call: ContextVar[_Call | None] = ContextVar("graphagents_model_call", default=None)
+
+
+def count_http_request(*_: Any) -> None:
+    """An httpx request hook (the factory installs it on provider clients): one HTTP attempt of the
+    model call running in this context, so a client's own retries are counted in the turn's usage."""
+    call = _current_call.get()
+    if call is not None:
+        call.attempts += 1
+
+
+async def acount_http_request(*args: Any) -> None:
+    count_http_request(*args)
 
 
 @dataclass(frozen=True)
@@ -28,6 +57,8 @@ class Usage:
     output_tokens: int = 0
     latency_ms: float = 0.0
     steps: int = 0
+    retries: int = 0
+    """HTTP attempts beyond the first of each model call (a timeout, a dropped connection, a 429...)."""
 
     @property
     def total_tokens(self) -> int:
@@ -40,11 +71,17 @@ class Usage:
             self.output_tokens + other.output_tokens,
             self.latency_ms + other.latency_ms,
             self.steps + other.steps,
+            self.retries + other.retries,
         )
 
 
 class UsageRecorder(BaseCallbackHandler):
-    """Counts chat/LLM calls and their token usage; thread-safe, called inline (no executor hop)."""
+    """Counts chat/LLM calls, their token usage and HTTP retries; thread-safe, called inline (no
+    executor hop, so the model call's context sees what ``on_chat_model_start`` sets).
+
+    With a ``deadline`` (``time.monotonic()`` seconds) a model call that would start after it raises
+    :class:`TurnDeadlineExceeded` (``raise_error``): the agents' decision points catch it and take
+    their offline fallback."""
 
     run_inline = True
     ignore_chain = True
@@ -52,22 +89,43 @@ class UsageRecorder(BaseCallbackHandler):
     ignore_retriever = True
     ignore_retry = True
     ignore_custom_event = True
+    raise_error = True  # only on_chat_model_start raises on purpose (the deadline)
 
-    def __init__(self) -> None:
+    def __init__(self, deadline: float | None = None) -> None:
         self._lock = threading.Lock()
+        self.deadline = deadline
         self.model_calls = 0
         self.input_tokens = 0
         self.output_tokens = 0
+        self.retries = 0
+
+    def _start(self) -> None:
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise TurnDeadlineExceeded("the turn's time for model calls has run out")
+        with self._lock:
+            self.model_calls += 1
+        _current_call.set(_Call(self))
 
     def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
-        with self._lock:
-            self.model_calls += 1
+        self._start()
 
     def on_llm_start(self, serialized: Any, prompts: Any, **kwargs: Any) -> None:
-        with self._lock:
-            self.model_calls += 1
+        self._start()
+
+    def _finish(self) -> None:
+        call = _current_call.get()
+        if call is None or call.recorder is not self:
+            return
+        _current_call.set(None)
+        if call.attempts > 1:
+            with self._lock:
+                self.retries += call.attempts - 1
+
+    def on_llm_error(self, error: BaseException, **kwargs: Any) -> None:
+        self._finish()
 
     def on_llm_end(self, response: Any, **kwargs: Any) -> None:
+        self._finish()
         inputs = outputs = 0
         for generations in getattr(response, "generations", None) or []:
             for generation in generations:
@@ -80,7 +138,8 @@ class UsageRecorder(BaseCallbackHandler):
 
     def usage(self, *, latency_ms: float, steps: int) -> Usage:
         with self._lock:
-            return Usage(self.model_calls, self.input_tokens, self.output_tokens, round(latency_ms, 3), steps)
+            return Usage(self.model_calls, self.input_tokens, self.output_tokens, round(latency_ms, 3), steps,
+                         self.retries)
 
 
 @dataclass
@@ -113,6 +172,7 @@ class UsageSummary:
             "model_calls": self.total.model_calls,
             "input_tokens": self.total.input_tokens,
             "output_tokens": self.total.output_tokens,
+            "retries": self.total.retries,
             "model_calls_per_turn": round(self.total.model_calls / self.turns, 3) if self.turns else 0.0,
             "latency_ms_p50": round(_percentile(lat, 0.5), 3),
             "latency_ms_p95": round(_percentile(lat, 0.95), 3),

@@ -63,4 +63,10 @@ def test_real_models_are_blocked_in_tests_but_buildable_when_allowed(monkeypatch
         load_chat_model("openai:gpt-4o-mini")
     with override_allow_model_requests(True):
         model = load_chat_model("openai-compatible:http://127.0.0.1:9/v1#qwen")
-    assert model.kwargs == {"model": "qwen", "base_url": "http://127.0.0.1:9/v1", "api_key": "sk-test"}  # type: ignore[union-attr]
+    kwargs = model.kwargs  # type: ignore[union-attr]
+    assert {k: kwargs[k] for k in ("model", "base_url", "api_key")} == {
+        "model": "qwen", "base_url": "http://127.0.0.1:9/v1", "api_key": "sk-test"}
+    # issue 24: a request timeout, bounded retries, streamed usage, and a client that counts attempts
+    assert kwargs["max_retries"] == 2 and kwargs["stream_usage"] is True
+    assert kwargs["timeout"].read == 60.0
+    assert kwargs["http_client"] is not None and kwargs["http_async_client"] is not None

@@ -131,7 +131,7 @@ def test_judge_low_score_rewrites_and_retrieves_again(make_agent: Any) -> None:
     agent = make_agent(llm=brain.model, feature_flags={"max_refine_iterations": 2})
     reply = agent.session(None, user_id="m8").send("How is high blood pressure treated?")
     logs = reply.state["refine_iteration_logs"]
-    assert logs[0]["decision"] == "retrieve_again" and logs[0]["overall"] == 0.23
+    assert logs[0]["decision"] == "retrieve_again" and logs[0]["overall"] == 0.2333  # the mean of its parts
     assert logs[0]["query"] == "high blood pressure medicines diuretics"
     assert "rewrite" in brain.roles()
     rewrite_prompt = next(p for role, p in brain.calls if role == "rewrite")

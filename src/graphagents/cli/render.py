@@ -79,6 +79,9 @@ class LiveRenderer:
         data.pop("namespace", None)
         if kind == "error":  # always shown: the user must know the turn went wrong
             console.print(f"[red]error:[/red] {_escape(where(event))}{_escape(data['message'])}", highlight=False)
+        elif kind == "degraded":  # always shown: the answer came from offline rules, not the model
+            console.print(f"[yellow]degraded:[/yellow] {_escape(where(event))}{_escape(data['step'])}: "
+                          f"{_escape(data['message'])}", highlight=False)
         elif self.verbose and kind != "step":
             line = f"· {where(event)}{kind} {json.dumps(data, ensure_ascii=False)[:300]}"
             console.print(line, style="dim", markup=False, highlight=False)

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
     from langchain_core.language_models import BaseChatModel
 
+    from ..settings import Settings
+
 OFFLINE = "offline"
 LOCAL = "local"
 """llama.cpp in this process (``llm/local.py``): ``local`` = the bundled model, ``local:<file.gguf>``."""
@@ -75,8 +77,37 @@ def _openai_compatible(rest: str) -> tuple[Provider, dict[str, Any]]:
     return provider, {"model": model, "base_url": base_url, "api_key": key}
 
 
-def load_chat_model(spec: str | BaseChatModel | None, **kwargs: Any) -> BaseChatModel | None:
-    """Turn ``"offline"``, ``"provider:model"`` or a model instance into a chat model (None = offline)."""
+def request_options(provider: str, settings: Settings) -> dict[str, Any]:
+    """The client options that bound a provider's requests: a request timeout, bounded retries with
+    the client's exponential backoff (OpenAI's and Anthropic's clients wait as a 429/503's
+    ``Retry-After`` says), streamed usage, and an HTTP hook that counts every attempt in the turn's
+    usage (``Usage.retries``)."""
+    timeout, retries = settings.llm_timeout_seconds, settings.llm_max_retries
+    if provider == "openai":
+        import httpx
+
+        from ..usage import acount_http_request, count_http_request
+
+        limit = httpx.Timeout(timeout, connect=min(timeout, 10.0))
+        return {"timeout": limit, "max_retries": retries, "stream_usage": True,
+                "http_client": httpx.Client(timeout=limit, event_hooks={"request": [count_http_request]}),
+                "http_async_client": httpx.AsyncClient(timeout=limit,
+                                                       event_hooks={"request": [acount_http_request]})}
+    if provider == "anthropic":
+        return {"default_request_timeout": timeout, "max_retries": retries, "stream_usage": True}
+    if provider == "google":
+        return {"timeout": timeout, "max_retries": retries}
+    if provider == "ollama":
+        return {"client_kwargs": {"timeout": timeout}}
+    return {}
+
+
+def load_chat_model(spec: str | BaseChatModel | None, *, settings: Settings | None = None,
+                    **kwargs: Any) -> BaseChatModel | None:
+    """Turn ``"offline"``, ``"provider:model"`` or a model instance into a chat model (None = offline).
+
+    A provider's model gets :func:`request_options` from ``settings`` (the process settings when
+    None); ``kwargs`` override them."""
     if spec is None or spec == OFFLINE:
         return None
     if not isinstance(spec, str):
@@ -107,8 +138,13 @@ def load_chat_model(spec: str | BaseChatModel | None, **kwargs: Any) -> BaseChat
         raise ModelRequestsBlocked(
             f"real model requests are disabled here (tests); use ScriptedChatModel instead of {spec!r}"
         )
+    if settings is None:
+        from ..settings import get_settings
+
+        settings = get_settings()
+    options = {**request_options(provider.extra, settings), **model_kwargs, **kwargs}
     cls = getattr(module, provider.cls)
-    return cls(**model_kwargs, **kwargs)  # type: ignore[no-any-return]
+    return cls(**options)  # type: ignore[no-any-return]
 
 
 def _local(spec: str, path: str, **kwargs: Any) -> BaseChatModel:

@@ -15,7 +15,6 @@ LangGraph's interrupts (``GraphBubbleUp``), which are control flow, not errors.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -24,11 +23,9 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphBubbleUp
 
-from ..errors import GraphAgentsError, ModelRequestsBlocked
-from ..privacy import loggable
+from ..errors import ModelRequestsBlocked
+from .degrade import report_degraded
 from .json_output import ainvoke_json, invoke_json
-
-log = logging.getLogger("graphagents.llm")
 
 T = TypeVar("T")
 F = TypeVar("F")
@@ -40,37 +37,39 @@ def _messages(prompt: Prompt) -> list[BaseMessage]:
     return [HumanMessage(prompt)] if isinstance(prompt, str) else list(prompt)
 
 
-def _fallback(schema: object, exc: Exception, fallback: F, on_error: Callable[[Exception], None] | None) -> F:
-    name = getattr(schema, "__name__", str(schema))
+def _fallback(schema: object, exc: Exception, fallback: F, on_error: Callable[[Exception], None] | None,
+              step: str | None) -> F:
+    """Every fallback is reported the same way: the log gets the exception (provider text included),
+    the user a ``degraded`` event naming the step and a reason (a provider outage must not end the
+    conversation, nor stay silent)."""
     if on_error is not None:
         on_error(exc)
-    if isinstance(exc, GraphAgentsError):
-        log.info("model answer for %s unusable, fallback used: %s: %s", name, type(exc).__name__, loggable(str(exc)))
-    else:  # a provider outage must not end the conversation
-        log.warning("model call for %s failed, fallback used: %s: %s", name, type(exc).__name__, loggable(str(exc)))
+    report_degraded(step or str(getattr(schema, "__name__", schema)), exc)
     return fallback
 
 
 def ask_json(model: BaseChatModel, prompt: Prompt, schema: type[T], fallback: F, *,
-             config: RunnableConfig | None = None, on_error: Callable[[Exception], None] | None = None) -> T | F:
+             config: RunnableConfig | None = None, on_error: Callable[[Exception], None] | None = None,
+             step: str | None = None) -> T | F:
     """The model's answer as a ``schema`` value, or ``fallback`` when it cannot give one.
 
-    ``on_error`` sees the exception behind a fallback (agents that log their decisions record it)."""
+    ``on_error`` sees the exception behind a fallback (agents that log their decisions record it);
+    ``step`` names the decision point in the ``degraded`` event (default: the schema's name)."""
     try:
         return invoke_json(model, _messages(prompt), schema, config=config)  # type: ignore[no-any-return]
     except (ModelRequestsBlocked, GraphBubbleUp):
         raise
     except Exception as exc:
-        return _fallback(schema, exc, fallback, on_error)
+        return _fallback(schema, exc, fallback, on_error, step)
 
 
 async def aask_json(model: BaseChatModel, prompt: Prompt, schema: type[T], fallback: F, *,
                     config: RunnableConfig | None = None,
-                    on_error: Callable[[Exception], None] | None = None) -> T | F:
+                    on_error: Callable[[Exception], None] | None = None, step: str | None = None) -> T | F:
     """The async twin of :func:`ask_json`."""
     try:
         return await ainvoke_json(model, _messages(prompt), schema, config=config)  # type: ignore[no-any-return]
     except (ModelRequestsBlocked, GraphBubbleUp):
         raise
     except Exception as exc:
-        return _fallback(schema, exc, fallback, on_error)
+        return _fallback(schema, exc, fallback, on_error, step)

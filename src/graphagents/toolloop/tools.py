@@ -124,5 +124,11 @@ class ToolRegistry(Generic[Ctx]):
         except GraphBubbleUp:
             raise
         except Exception as exc:  # a tool bug must reach the model as an error, not end the session
+            from ..llm.degrade import is_provider_failure, report_degraded
+
+            if is_provider_failure(exc):  # a model behind the tool failed: its text goes to the log only
+                event = report_degraded(name, exc)
+                return self.failure(f"{name} failed: the model behind it could not be used ({event.reason})",
+                                    fix="try again later, or a call that needs no model")
             log.exception("tool %s failed", name)
             return self.failure(f"{name} failed: {type(exc).__name__}: {exc}", fix="try a different call")

@@ -18,11 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.errors import GraphBubbleUp
 from langgraph.types import Overwrite
 
 from graphagents.cache import SemanticCache, slot_signature
+from graphagents.errors import ModelRequestsBlocked
 from graphagents.events import DecisionEvent, emit
 from graphagents.llm import ask_json
+from graphagents.llm.answer import stream_answer
+from graphagents.llm.degrade import report_degraded
 from graphagents.settings import Settings
 
 from . import language
@@ -178,7 +182,8 @@ class Nodes:
         decision = classify_offline(text)
         model = self.r.model("intent")
         if model is not None:
-            decision = ask_json(model, PROMPTS.render("intent.txt", question=text), IntentDecision, decision)
+            decision = ask_json(model, PROMPTS.render("intent.txt", question=text), IntentDecision, decision,
+                                step="intent")
         k = DYNAMIC_K[decision.intent]
         if decision.intent != "greeting" and not flags["active_retrieval_enabled"]:
             k = int(agent_config["retrieval_k"])
@@ -368,18 +373,18 @@ class Nodes:
 
         _, agent_config, _ = self._turn_settings(state)
         model = configured(model, agent_config)
-        try:
-            reply = model.invoke([SystemMessage(str(state.get("system_prompt", ""))),
-                                  HumanMessage(str(state.get("user_prompt", "")))])
-        except Exception as exc:  # noqa: BLE001 - a provider failure keeps the offline answer
-            from graphagents.errors import ModelRequestsBlocked
-
-            if isinstance(exc, ModelRequestsBlocked):
-                raise
-            log.warning("answer model failed, offline answer used: %s", type(exc).__name__)
+        korean = is_korean(str(state.get("user_text", "")))
+        try:  # streamed: the page and the CLI show the answer as it comes
+            answer = stream_answer(model, [SystemMessage(str(state.get("system_prompt", ""))),
+                                           HumanMessage(str(state.get("user_prompt", "")))], korean=korean,
+                                   limit=self.r.settings.max_model_output_chars).text
+        except (ModelRequestsBlocked, GraphBubbleUp):
+            raise
+        except Exception as exc:  # a provider failure keeps the offline answer
+            report_degraded("answer", exc)
             return None
-        answer = str(getattr(reply, "content", "") or "").strip()
-        if not answer:
+        if not answer:  # empty, or only a tool call: the offline answer, said so
+            report_degraded("answer", reason="empty")
             return None
         used = sorted({int(n) for n in re.findall(r"\[(\d+)\]", answer) if 1 <= int(n) <= len(docs)})
         answer = re.sub(r"\[(\d+)\]", lambda m: m.group(0) if 1 <= int(m.group(1)) <= len(docs) else "", answer)
@@ -433,6 +438,11 @@ class Nodes:
             best = current
         update: dict[str, Any] = {"quality_score": overall, "quality_feedback": feedback,
                                   "quality_score_history": scores, "best_answer": best}
+        concerns = [str(c) for c in feedback.get("safety_concerns") or [] if str(c).strip()]
+        if concerns:  # said to the user with the answer, whatever the scores (store_response adds it)
+            update["safety_concerns"] = list(dict.fromkeys([*(state.get("safety_concerns") or []), *concerns]))[:5]
+            emit(DecisionEvent("safety", "warn", "the judge raised safety concerns; the answer carries a warning",
+                               {"concerns": update["safety_concerns"]}))
         threshold = float(flags["quality_threshold"])
         if overall >= threshold:
             decision, reason = "accept", f"overall {overall:.2f} >= threshold {threshold:.2f}"
@@ -466,24 +476,28 @@ class Nodes:
         return update
 
     def _judge(self, state: Mapping[str, Any], flags: Mapping[str, Any]) -> dict[str, Any]:
+        """The model judge's verdict when one is configured (its overall score recomputed from its
+        parts), else, or when its verdict is unusable, the offline judge's. The offline judge embeds
+        every sentence of the answer, so it runs only when its verdict is used (issue 26, item 7)."""
         text = str(state.get("user_text", ""))
         answer = str(state.get("answer", ""))
         docs = [d for d in self._evidence(state) if d["id"] in set(state.get("evidence_ids") or [])]
+        model = self.r.model("judge")
+        fallback_note = ""
+        if model is not None and flags["llm_based_quality_check"]:
+            evidence = "\n\n".join(f"[{n}] {d.get('title', '')}\n{d.get('text', '')}" for n, d in enumerate(docs, 1))
+            prompt = PROMPTS.render("judge.txt", question=text, profile=str(state.get("profile_summary") or "(없음)"),
+                                    evidence=evidence or "(없음)", answer=answer)
+            judged = ask_json(model, prompt, JudgeFeedback, None, step="judge")
+            if judged is not None:
+                return model_verdict(judged)
+            fallback_note = "offline (the model's verdict was unusable)"
         index = SentenceIndex.build(docs, self.r.embedder)
         relevant = _relevant_terms(state)
         cited = {c.get("id") for c in state.get("citations") or []}
         titles = [str(d.get("title", "")) for d in docs if d["id"] in cited]
         offline = offline_feedback(text, answer, index, self.r.embedder, relevant_terms=relevant, cited_titles=titles)
-        model = self.r.model("judge")
-        if model is None or not flags["llm_based_quality_check"]:
-            return offline
-        evidence = "\n\n".join(f"[{n}] {d.get('title', '')}\n{d.get('text', '')}" for n, d in enumerate(docs, 1))
-        prompt = PROMPTS.render("judge.txt", question=text, profile=str(state.get("profile_summary") or "(없음)"),
-                                evidence=evidence or "(없음)", answer=answer)
-        judged = ask_json(model, prompt, JudgeFeedback, None)
-        if judged is None:
-            return {**offline, "judge": "offline (the model's verdict was unusable)"}
-        return {**judged.model_dump(), "judge": "model"}
+        return {**offline, "judge": fallback_note} if fallback_note else offline
 
     def _rewrite(self, state: Mapping[str, Any], flags: Mapping[str, Any], text: str, query: str,
                  missing: Sequence[str]) -> str:
@@ -495,7 +509,7 @@ class Nodes:
         if model is None:
             return offline
         prompt = PROMPTS.render("rewrite.txt", question=text, query=query, missing=", ".join(missing) or "(없음)")
-        rewritten = ask_json(model, prompt, RewrittenQuery, None)
+        rewritten = ask_json(model, prompt, RewrittenQuery, None, step="rewrite")
         return offline if rewritten is None else rewritten.query.strip()
 
     def _log_decision(self, state: Mapping[str, Any], decision: str, reason: str, *, query: str,
@@ -518,6 +532,10 @@ class Nodes:
             answer = ("이번 질문은 처리 단계 한도에 도달해 답을 마치지 못했습니다. 다시 질문해 주세요." if korean else
                       "This question hit the step limit before an answer was ready; please ask again.") \
                 if reason else (NOT_FOUND_KO if korean else NOT_FOUND_EN) + "\n\n" + safety_note(korean)
+        concerns = [str(c) for c in state.get("safety_concerns") or []]
+        if concerns and state.get("answer"):
+            note = "" if safety_note(korean) in answer else f"\n{safety_note(korean)}"
+            answer = f"{answer}\n\n{safety_warning(concerns, korean)}{note}"
         emergency = state.get("emergency")
         reply = f"{emergency['notice']}\n\n{answer}" if emergency else answer
         if (not state.get("cache_hit") and state.get("mode") != "llm" and self.r.options.cache_enabled
@@ -539,6 +557,27 @@ class Nodes:
                      for c in state.get("citations") or []]
         return {"reply": reply, "answer": reply, "conversation_history": "\n\n".join(turns[-HISTORY_TURNS:]),
                 "artifacts": artifacts}
+
+
+def model_verdict(judged: JudgeFeedback) -> dict[str, Any]:
+    """The model judge's verdict with ``overall_score`` recomputed from its parts (the mean of
+    grounding, completeness and accuracy): a judge cannot pass an answer its own parts fail.
+    What it said is kept as ``reported_overall_score``."""
+    verdict = judged.model_dump()
+    parts = (judged.grounding_score, judged.completeness_score, judged.accuracy_score)
+    verdict["reported_overall_score"] = judged.overall_score
+    verdict["overall_score"] = round(sum(parts) / len(parts), 4)
+    verdict["judge"] = "model"
+    return verdict
+
+
+def safety_warning(concerns: Sequence[str], korean: bool) -> str:
+    """The warning an answer carries when the judge raised safety concerns, with the code's own
+    safety note (a model cannot talk its way out of it)."""
+    listed = "; ".join(" ".join(c.split())[:200] for c in concerns[:5])
+    head = (f"⚠ 안전 주의: 답변 검토에서 다음 우려가 지적되었습니다: {listed}" if korean else
+            f"⚠ Safety: the answer review raised these concerns: {listed}")
+    return head
 
 
 def configured(model: Any, agent_config: Mapping[str, Any]) -> Any:
@@ -581,7 +620,7 @@ def _model_slots(model: Any, text: str, offline: Any) -> Any:
         labs: dict[str, Any] = Field(default_factory=dict)
         removals: list[tuple[str, str]] = Field(default_factory=list)
 
-    got = ask_json(model, PROMPTS.render("slots.txt", text=text), Slots, None)
+    got = ask_json(model, PROMPTS.render("slots.txt", text=text), Slots, None, step="slots")
     if got is None:
         return offline
     return language.SlotUpdate(

@@ -67,6 +67,7 @@ class AgentState(StepState, total=False):
     refine_iteration_logs: list[dict[str, Any]] | None
     refine_stop_reason: str
     best_answer: dict[str, Any]  # the best-scoring answer of this turn's rounds (kept if a later one is worse)
+    safety_concerns: list[str]  # the judge's safety concerns this turn: the reply carries a warning
     evidence_ids: list[str]  # the passages that fit the evidence budget (what the answer may cite)
     retrieved_iteration: int  # the iteration whose retrieval is done (-1: none yet)
 
@@ -112,6 +113,7 @@ PER_TURN_RESET: dict[str, Any] = {
     "refine_iteration_logs": [],
     "refine_stop_reason": "",
     "best_answer": {},
+    "safety_concerns": [],
     "evidence_ids": [],
     "retrieved_iteration": -1,
     "cache_hit": False,

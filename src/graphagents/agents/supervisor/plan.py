@@ -60,7 +60,8 @@ class PlanOut(BaseModel):
 
 
 def merge_entities(offline: Mapping[str, Any], model: EntitiesOut) -> dict[str, Any]:
-    """The model's entities over the offline extraction (the deterministic numbers stay as a base)."""
+    """The model's entities over the offline extraction (the deterministic numbers stay as a base;
+    an area the user said stays as code read it)."""
     from .tools.loan_rules import SEOUL_GU
 
     out = dict(offline)
@@ -69,7 +70,10 @@ def merge_entities(offline: Mapping[str, Any], model: EntitiesOut) -> dict[str, 
     for key in ("complex", "property_type", "deal_type"):
         if getattr(model, key):
             out[key] = getattr(model, key)
-    if model.area_m2_min is not None and model.area_m2_max is not None and model.area_m2_min <= model.area_m2_max:
+    # The size the user said, read by code (평형 -> 전용면적, ㎡ as 전용), is never replaced by the model's
+    # reading: a model that multiplies 30평대 by 3.3 gets 99-132㎡ instead of 전용 71-100㎡ (issue 24).
+    if (not offline.get("area") and model.area_m2_min is not None and model.area_m2_max is not None
+            and model.area_m2_min <= model.area_m2_max):
         out["area"] = {"min_m2": model.area_m2_min, "max_m2": model.area_m2_max, "text": "model"}
     if model.amounts:
         out["amounts"] = [{"role": a.role, "manwon": a.manwon, "text": ""} for a in model.amounts]

@@ -7,6 +7,7 @@ the same step cannot lose each other's updates. A turn starts by sending ``RESET
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal, TypedDict
 
 from langgraph.managed import RemainingSteps
@@ -35,6 +36,72 @@ def merge_or_reset(left: dict[str, Any] | None, right: dict[str, Any] | None) ->
     if right is None:
         return {}
     return {**(left or {}), **right}
+
+
+PROVENANCE = "_provenance"
+"""In a team's merged result: ``{key: run id}``, the run each top-level key's value came from."""
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == {} or value == [] or value == ""
+
+
+def _merge_value(old: Any, new: Any) -> Any:
+    """``new`` over ``old``: an empty new value keeps the old one, maps merge by key, lists keep the
+    old items and add the new ones not already there (order kept)."""
+    if _empty(new):
+        return old
+    if isinstance(old, dict) and isinstance(new, dict):
+        merged = dict(old)
+        for key, value in new.items():
+            merged[key] = _merge_value(old.get(key), value) if key in old else value
+        return merged
+    if isinstance(old, list) and isinstance(new, list):
+        seen = [json.dumps(item, sort_keys=True, default=str, ensure_ascii=False) for item in old]
+        out = list(old)
+        for item in new:
+            key = json.dumps(item, sort_keys=True, default=str, ensure_ascii=False)
+            if key not in seen:
+                seen.append(key)
+                out.append(item)
+        return out
+    return new
+
+
+def merge_team_output(old: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """A team's result after one more run: what the new run found merges into what earlier runs found
+    (issue 24: a re-run search with ``scopes: ["laws"]`` dropped the first run's market rows and loan
+    figures). ``_provenance`` names the run each top-level key came from."""
+    if not old:
+        return dict(new)
+    merged = dict(old)
+    provenance = dict(old.get(PROVENANCE) or {})
+    for key, value in new.items():
+        if key == PROVENANCE:
+            continue
+        if key in old and _empty(value):
+            continue
+        merged[key] = _merge_value(old.get(key), value) if key in old else value
+        run = (new.get(PROVENANCE) or {}).get(key)
+        if run is not None:
+            previous = provenance.get(key)
+            if previous and previous != run and key in old and not _empty(old.get(key)):
+                provenance[key] = f"{previous}+{run}"
+            else:
+                provenance[key] = run
+    merged[PROVENANCE] = provenance
+    return merged
+
+
+def merge_team_results(left: dict[str, Any] | None, right: dict[str, Any] | None) -> dict[str, Any]:
+    """``team_results``' reducer: per team, every run's output merged (``merge_team_output``);
+    ``RESET`` empties the map."""
+    if right is None:
+        return {}
+    merged = dict(left or {})
+    for team, output in right.items():
+        merged[team] = merge_team_output(merged.get(team), output)
+    return merged
 
 
 def sum_or_reset(left: int | None, right: int | None) -> int:
@@ -75,7 +142,7 @@ class MainSupervisorState(TypedDict, total=False):
     current_batch: list[TeamTask]  # the tasks orchestrate dispatched this round
     # execution: written by parallel team runs
     team_runs: Annotated[list[dict[str, Any]], add_or_reset]  # every run, in completion order of steps
-    team_results: Annotated[dict[str, dict[str, Any]], merge_or_reset]  # latest output per team
+    team_results: Annotated[dict[str, dict[str, Any]], merge_team_results]  # every run's output, merged per team
     completed_teams: Annotated[list[str], add_or_reset]
     model_calls: Annotated[int, sum_or_reset]
     # orchestration (the note's fields, and the caps and stall bookkeeping it lacks)
@@ -111,6 +178,6 @@ class TeamOutput(TypedDict, total=False):
     """The keys a team writes back into the supervisor's state."""
 
     team_runs: Annotated[list[dict[str, Any]], add_or_reset]
-    team_results: Annotated[dict[str, dict[str, Any]], merge_or_reset]
+    team_results: Annotated[dict[str, dict[str, Any]], merge_team_results]
     completed_teams: Annotated[list[str], add_or_reset]
     model_calls: Annotated[int, sum_or_reset]

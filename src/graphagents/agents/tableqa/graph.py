@@ -22,7 +22,7 @@ __all__ = ["build", "build_graph"]
 
 
 def build_graph(actx: AgentContext, ctx: BuildContext, brain: Brain | None = None) -> Any:
-    if ctx.llm is None and brain is None:
+    if brain is None:  # with a model too: the offline brain is its fallback when the model fails
         from .offline import OfflineBrain
 
         brain = OfflineBrain(embedder=lambda: ctx.embedder)

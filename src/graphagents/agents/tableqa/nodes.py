@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from langchain_core.language_models import BaseChatModel
+from langgraph.errors import GraphBubbleUp
 
-from graphagents.errors import GraphAgentsError, InputError
+from graphagents.errors import GraphAgentsError, InputError, ModelRequestsBlocked
 from graphagents.events import DecisionEvent, emit
+from graphagents.llm.degrade import is_provider_failure, report_degraded
 from graphagents.registry import ANONYMOUS
 from graphagents.toolloop import ActResult, Budget, Tool, ToolError, ToolRegistry, ToolResult, fresh_loop
 
@@ -28,6 +30,10 @@ from .tables import load_sources
 from .tools import ActOutcome, act
 
 __all__ = ["Brain", "LoopContext", "Nodes", "OfflineStep", "StepResult", "route_after_prepare"]
+
+OFFLINE_MARK = "[offline]"
+"""Starts the thought of a step the offline brain planned after the model failed: the rest of the
+turn stays with the brain (its code runs for its actions; the model is not asked again)."""
 
 
 class OfflineStep(Protocol):
@@ -120,21 +126,50 @@ class Nodes:
                 "dtypes": [str(t) for t in stored.dtypes], "source": source}
 
     # the think hook ----------------------------------------------------------------------------
+    def _offline(self, state: Mapping[str, Any]) -> bool:
+        """The brain plans this step: there is no model, or the model failed earlier in this turn."""
+        if self.model is None:
+            return True
+        if self.brain is None:
+            return False
+        pending = state.get("pending") or {}
+        turns = [str(pending.get("raw", "")), *(str(e.get("response", "")) for e in state.get("transcript") or [])]
+        return any(OFFLINE_MARK in turn.split("\n", 1)[0] for turn in turns)
+
+    def _brain_turn(self, state: Mapping[str, Any], step: int, *, mark: bool) -> str:
+        assert self.brain is not None
+        offline = self.brain.next_step(state.get("question", ""), state, self.actx)  # type: ignore[arg-type]
+        mark_text = f"{OFFLINE_MARK} " if mark else ""
+        if offline.action is None:
+            return (f"Thought: {mark_text}I cannot answer this reliably.\n"
+                    f"Action: Decline[{offline.decline or 'no reason'}]")
+        if not mark:
+            return offline.action.render(step)
+        action = offline.action
+        thought = action.thought or "the model failed; offline rules plan this step"
+        return f"Thought {step}: {mark_text}{thought}\nAction {step}: {action.kind}[{action.argument}]"
+
     def plan(self, state: Mapping[str, Any], budget: Budget) -> str:
-        """One planner turn as text: the majority of ``plan_samples`` model turns, or the brain's."""
+        """One planner turn as text: the majority of ``plan_samples`` model turns, or the brain's
+        (without a model, or for the rest of a turn in which the model failed: a ``degraded`` event
+        says so, the provider's error text goes to the log only)."""
         question = state.get("question", "")
         step = len(state.get("steps", [])) + 1
-        if self.model is None:
-            assert self.brain is not None
-            offline = self.brain.next_step(question, state, self.actx)  # type: ignore[arg-type]
-            if offline.action is None:
-                return f"Thought: I cannot answer this reliably.\nAction: Decline[{offline.decline or 'no reason'}]"
-            return offline.action.render(step)
+        if self.model is None or self._offline(state):
+            return self._brain_turn(state, step, mark=self.model is not None)
         transcript = state.get("transcript") or []
         note = transcript[-1]["observation"] if transcript and transcript[-1].get("tool") == "format" else ""
         prompt = planner_prompt(question, state.get("original_tables", []), state.get("intermediate_tables", []),
                                 state.get("steps", []), self.actx, note=note)
-        choice = choose_action(self.model, prompt, self.actx.options.plan_samples)
+        try:
+            choice = choose_action(self.model, prompt, self.actx.options.plan_samples)
+        except (ModelRequestsBlocked, GraphBubbleUp):
+            raise
+        except Exception as exc:
+            if self.brain is None:
+                raise
+            report_degraded("planner", exc)
+            return self._brain_turn(state, step, mark=True)
         if choice.action is None:
             return choice.raw or f"(no usable planner output: {choice.error})"
         emit(DecisionEvent("vote", choice.action.kind, f"{choice.votes} of {choice.samples} samples",
@@ -144,7 +179,7 @@ class Nodes:
     def context(self, state: Mapping[str, Any], budget: Budget) -> LoopContext:
         step = len(state.get("steps", [])) + 1
         code = None
-        if self.model is None and self.brain is not None:
+        if self.brain is not None and self._offline(state):
             code = self.brain.next_step(state.get("question", ""), state, self.actx).code  # type: ignore[arg-type]
         return LoopContext(state, step, code)
 
@@ -161,8 +196,9 @@ class Nodes:
             original = state.get("original_tables", [])
             intermediate = state.get("intermediate_tables", [])
             writer = None
-            if self.model is not None:
-                writer = llm_code_writer(self.model, state.get("question", ""), original, intermediate, self.actx)
+            if self.model is not None and ctx.code is None:
+                writer = _reported(llm_code_writer(self.model, state.get("question", ""), original, intermediate,
+                                                   self.actx))
             outcome = act(Action(kind, params["input"]), step=ctx.step, original=original,  # type: ignore[arg-type]
                           intermediate=intermediate, actx=self.actx, write_code=writer, code=ctx.code)
             data = {"code": outcome.code, "table": outcome.table, "error_type": outcome.error_type}
@@ -231,6 +267,25 @@ def _unusable_finish(state: TableQAState, observation: str) -> str:
     if re.search(r"[가-힣]", state.get("question", "")):
         return f"답할 수 없습니다: 계획기의 마지막 답이 값이 아니라 표 이름이었습니다 ({observation})."
     return f"I cannot answer this: the planner's final answer was a table's name, not a value ({observation})."
+
+
+def _reported(write: Any) -> Any:
+    """The coder, its provider failures told as a ``degraded`` event and a tool error without the
+    provider's text (which goes to the log): that text must not reach the planner's prompt."""
+
+    def guarded(instruction: str, error: str | None, n: int) -> list[str]:
+        try:
+            return write(instruction, error, n)  # type: ignore[no-any-return]
+        except (ModelRequestsBlocked, GraphBubbleUp):
+            raise
+        except Exception as exc:
+            if not is_provider_failure(exc):
+                raise
+            event = report_degraded("coder", exc)
+            raise ToolError(f"the coder model could not be used ({event.reason})",
+                            fix="try again, or a simpler step") from None
+
+    return guarded
 
 
 def _search(params: dict[str, str], ctx: LoopContext) -> ToolResult:

@@ -77,6 +77,17 @@
     return div;
   }
 
+  // A decision point fell back to offline rules (issue 24): said once per step above the reply.
+  function addDegraded(bubble, ev, seen) {
+    const key = `${ev.step}:${ev.reason}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    const div = el("div", "msg notice degraded", `⚠ ${ev.message || "모델 대신 기본 규칙으로 답했어요"} [${ev.step}]`);
+    div.dataset.step = ev.step;
+    div.dataset.reason = ev.reason;
+    ui.messages.insertBefore(div, bubble);
+  }
+
   function renderReply(bubble, text, artifacts, questions) {
     bubble.classList.remove("pending");
     const mod = current.module;
@@ -449,6 +460,7 @@
     addMessage("user", text);
     const bubble = addMessage("agent pending", "");
     let streamed = "";
+    const degradedSeen = new Set();
     ui.status.textContent = "답변을 준비하고 있어요…";
     delete ui.status.dataset.done;
     trace.startTurn(text);
@@ -466,6 +478,8 @@
           streamed += ev.text;
           bubble.firstChild.textContent = streamed;
           if (stick) scrollToEnd();
+        } else if (ev.type === "degraded") {
+          addDegraded(bubble, ev, degradedSeen);
         } else if (ev.type === "state_update") {
           renderState(ev.state);
         } else if (ev.type === "tool_result" && ev.data && ev.data.table && ev.data.table.id) {

@@ -148,6 +148,9 @@ window.GA = window.GA || {};
         case "error":
           this.item(this.owner(ev), ev, "error", "오류", ` [${ev.code}] ${ev.message}`);
           return;
+        case "degraded":
+          this.item(this.owner(ev), ev, "degraded", "대체 응답", ` ${ev.step}: ${ev.reason}`);
+          return;
         case "final": {
           for (const entry of this.open) { entry.li.classList.remove("running"); entry.dur.textContent = "대기"; }
           this.open = [];

@@ -16,6 +16,7 @@ from langgraph.types import Send
 
 from graphagents.events import DecisionEvent, emit
 from graphagents.llm import ask_json
+from graphagents.llm.degrade import fallback_reason, with_temperature
 from graphagents.steps import steps_low
 
 from ..context import SupervisorContext
@@ -24,6 +25,8 @@ from ..offline import orchestration as rules
 from ..prompts import PROMPTS
 from ..state import MainSupervisorState, TeamInput
 
+ORCHESTRATION_TEMPERATURE = 0.2
+"""The design note's sampling temperature for orchestration decisions (sent when the model has one)."""
 STEPS_TO_FINISH = 4
 """aggregate + generate_response + margin: below this many steps left, orchestration stops."""
 
@@ -50,8 +53,8 @@ def ask_model(ctx: SupervisorContext, state: MainSupervisorState, limits: Limits
         round=int(state.get("rounds", 0)) + 1, max_rounds=limits.max_rounds, max_team_runs=limits.max_team_runs,
         run_counts=json.dumps(dict(run_counts(runs)), ensure_ascii=False))
     errors: list[str] = []
-    out = ask_json(ctx.models.orchestrator, prompt, DecisionOut, None,
-                   on_error=lambda exc: errors.append(f"{type(exc).__name__}: {exc}"))
+    out = ask_json(with_temperature(ctx.models.orchestrator, ORCHESTRATION_TEMPERATURE), prompt, DecisionOut, None,
+                   step="orchestrate", on_error=lambda exc: errors.append(fallback_reason(exc)))
     if out is None:
         return fallback(errors[0] if errors else "no answer")
     try:

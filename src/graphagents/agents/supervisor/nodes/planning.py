@@ -8,6 +8,7 @@ from typing import Any
 
 from graphagents.events import DecisionEvent, emit
 from graphagents.llm import ask_json
+from graphagents.llm.degrade import fallback_reason
 
 from ..context import SupervisorContext
 from ..offline.english import gloss
@@ -41,8 +42,8 @@ def model_plan(ctx: SupervisorContext, query: str, entities: dict[str, Any],
                errors: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """The planner model's plan; None (the cause appended to ``errors``) when it gave no usable one."""
     assert ctx.models.planner is not None
-    out = ask_json(ctx.models.planner, PROMPTS.render("planning.md", query=query), PlanOut, None,
-                   on_error=lambda exc: errors.append(f"{type(exc).__name__}: {exc}"))
+    out = ask_json(ctx.models.planner, PROMPTS.render("planning.md", query=query), PlanOut, None, step="planning",
+                   on_error=lambda exc: errors.append(fallback_reason(exc)))
     if out is None:
         return None
     intent_type = out.intent.intent_type if out.intent.intent_type in INTENT_TYPES else "legal"

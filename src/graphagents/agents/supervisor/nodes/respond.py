@@ -10,8 +10,12 @@ import json
 from typing import Any
 
 from langchain_core.messages import HumanMessage
+from langgraph.errors import GraphBubbleUp
 
+from graphagents.errors import ModelRequestsBlocked
 from graphagents.events import DecisionEvent, emit
+from graphagents.llm.answer import stream_answer
+from graphagents.llm.degrade import report_degraded
 
 from ..aggregate import artifacts, collect
 from ..context import SupervisorContext
@@ -59,10 +63,18 @@ def make_generate_response(ctx: SupervisorContext) -> Any:
                                 articles=delimit("articles", articles),
                                 missing=delimit("missing", "\n".join(f"- {m}" for m in agg.get("missing") or [])
                                                 or "없음"))
-        try:
-            text = str(ctx.models.responder.invoke([HumanMessage(prompt)]).content).strip()
+        try:  # streamed: the page and the CLI show the answer as it comes
+            text = stream_answer(ctx.models.responder, [HumanMessage(prompt)], korean=True,
+                                 limit=ctx.settings.max_model_output_chars).text
+        except (ModelRequestsBlocked, GraphBubbleUp):
+            raise
         except Exception as exc:  # any provider failure: the offline composer still answers
-            emit(DecisionEvent("response", "fallback", f"모델 응답 실패로 템플릿 응답을 씁니다: {type(exc).__name__}"))
+            event = report_degraded("respond", exc)
+            emit(DecisionEvent("response", "fallback", f"모델 응답 실패({event.reason})로 템플릿 응답을 씁니다"))
+            return {"reply": compose(query, agg), "current_phase": "respond"}
+        if not text:  # an empty answer (or only a tool call) falls back like every other decision point
+            report_degraded("respond", reason="empty")
+            emit(DecisionEvent("response", "fallback", "모델 응답이 비어 있어 템플릿 응답을 씁니다"))
             return {"reply": compose(query, agg), "current_phase": "respond"}
         checked = check_answer(text, query, agg, lambda: compose(query, agg))
         if checked.dropped:  # the model cited an article it was not given, or a figure not in the evidence

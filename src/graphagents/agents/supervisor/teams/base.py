@@ -10,7 +10,7 @@ from typing import Any
 from graphagents.artifacts import Artifact
 from graphagents.events import StateUpdateEvent, emit
 
-from ..state import TeamInput, TeamOutput, TeamTask
+from ..state import PROVENANCE, TeamInput, TeamOutput, TeamTask
 
 LOW_YIELD = 3
 """A run with fewer results than this asks the orchestrator for another look (the note's "< 3")."""
@@ -46,5 +46,6 @@ def team_output(record: dict[str, Any], artifacts: Sequence[Artifact] = ()) -> d
     emit(StateUpdateEvent({"team_result": {k: record[k] for k in ("id", "team", "status", "count", "summary",
                                                                   "seconds", "error")},
                            "artifacts": [a.to_dict() for a in artifacts]}))
-    return {"team_runs": [record], "team_results": {record["team"]: record["output"]},
+    output = {**record["output"], PROVENANCE: {key: record["id"] for key in record["output"]}}
+    return {"team_runs": [record], "team_results": {record["team"]: output},
             "completed_teams": [record["team"]]}

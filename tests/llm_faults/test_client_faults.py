@@ -1,0 +1,96 @@
+"""Issue 24, defects 1 and 5: every model call has a request timeout and bounded retries (with the
+client's backoff, honouring Retry-After); streamed calls ask for usage; retried attempts count."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import openai
+import pytest
+from langchain_core.messages import HumanMessage
+
+from graphagents.errors import TurnDeadlineExceeded
+from graphagents.llm import ask_json
+from graphagents.testing.openai_server import Reply
+from graphagents.usage import UsageRecorder
+
+from .conftest import client
+
+HELLO = [HumanMessage("hello")]
+
+
+def test_a_stalled_provider_times_out_and_the_call_is_retried(openai_server: Any) -> None:
+    server = openai_server([Reply(fault="stall", delay=5), "fine"])
+    recorder = UsageRecorder()
+    answer = client(server, llm_timeout_seconds=0.5).invoke(HELLO, config={"callbacks": [recorder]})
+    assert answer.content == "fine"
+    assert len(server.requests) == 2
+    assert recorder.model_calls == 1 and recorder.retries == 1
+
+
+def test_a_provider_that_always_stalls_fails_after_the_bounded_retries(openai_server: Any) -> None:
+    server = openai_server(lambda body: Reply(fault="stall", delay=5))
+    with pytest.raises(openai.APITimeoutError):
+        client(server, llm_timeout_seconds=0.3, llm_max_retries=1).invoke(HELLO)
+    assert len(server.requests) == 2  # one try + one retry, then the error
+
+
+def test_a_dropped_connection_is_retried(openai_server: Any) -> None:
+    server = openai_server([Reply(fault="drop"), "fine"])
+    assert client(server).invoke(HELLO).content == "fine"
+    assert len(server.requests) == 2
+
+
+def test_429_waits_as_retry_after_says(openai_server: Any) -> None:
+    arrivals: list[float] = []
+
+    def script(body: dict[str, Any]) -> Reply | str:
+        arrivals.append(time.monotonic())
+        return Reply(status=429, retry_after=1) if len(arrivals) == 1 else "fine"
+
+    server = openai_server(script)
+    assert client(server).invoke(HELLO).content == "fine"
+    assert len(arrivals) == 2
+    assert arrivals[1] - arrivals[0] >= 0.9  # the header's wait, not the client's 0.5 s first backoff
+
+
+def test_500_on_every_call_ends_after_max_retries(openai_server: Any) -> None:
+    server = openai_server(lambda body: Reply(status=500))
+    recorder = UsageRecorder()
+    with pytest.raises(openai.InternalServerError):
+        client(server, llm_max_retries=2).invoke(HELLO, config={"callbacks": [recorder]})
+    assert len(server.requests) == 3
+    assert recorder.retries == 2
+
+
+def test_streamed_calls_ask_for_usage_and_count_it(openai_server: Any) -> None:
+    server = openai_server([Reply(text="a streamed answer of some length")])
+    recorder = UsageRecorder()
+    chunks = list(client(server).stream(HELLO, config={"callbacks": [recorder]}))
+    assert "".join(str(c.content) for c in chunks) == "a streamed answer of some length"
+    body = server.requests[0]
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+    assert recorder.input_tokens > 0 and recorder.output_tokens > 0
+
+
+def test_async_calls_count_retries_too(openai_server: Any) -> None:
+    import asyncio
+
+    server = openai_server([Reply(status=500), "fine"])
+    recorder = UsageRecorder()
+    answer = asyncio.run(client(server).ainvoke(HELLO, config={"callbacks": [recorder]}))
+    assert answer.content == "fine"
+    assert recorder.retries == 1
+
+
+def test_no_model_call_starts_after_the_turn_deadline(openai_server: Any) -> None:
+    server = openai_server(["{}"])
+    late = UsageRecorder(deadline=time.monotonic() - 1)
+    with pytest.raises(TurnDeadlineExceeded):
+        client(server).invoke(HELLO, config={"callbacks": [late]})
+    assert server.requests == []
+    causes: list[Exception] = []
+    got = ask_json(client(server), "hello", dict, "offline", config={"callbacks": [late]}, on_error=causes.append)
+    assert got == "offline" and isinstance(causes[0], TurnDeadlineExceeded)

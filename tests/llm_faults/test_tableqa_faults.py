@@ -1,0 +1,55 @@
+"""Issue 24, defects 8 and 11 for tableqa: HTTP 500 on every call -> the offline brain answers, with a
+``degraded`` event; the provider's error text reaches neither events, tool results nor prompts."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+import graphagents as ga
+from graphagents.events import DegradedEvent, FinalEvent
+from graphagents.sandbox import get_store
+from graphagents.testing.openai_server import Reply
+
+from .conftest import fast_settings
+
+PLAYERS = pd.DataFrame({"Player": ["Ann Lee", "Bo Kim", "Cy Park"], "Team": ["Reds", "Blues", "Reds"],
+                        "Points": [10, 25, 7]})
+PROVIDER_TEXT = "upstream exploded: secret-request-id-4711"
+
+
+def test_tableqa_falls_back_to_the_offline_brain_when_every_call_fails(openai_server: Any, tmp_path: Any) -> None:
+    server = openai_server(lambda body: Reply(status=500, text=PROVIDER_TEXT))
+    agent = ga.load("tableqa", server.model_spec, settings=fast_settings(tmp_path, llm_max_retries=0),
+                    tables=[f"players={get_store().put(PLAYERS)}"])
+    events = list(agent.session().stream("which player has the least points?"))
+    final = events[-1]
+    assert isinstance(final, FinalEvent)
+    assert final.state.get("answer") == ["Cy Park"], final.text  # before: "The planner's output could not be used"
+    degraded = [e for e in events if isinstance(e, DegradedEvent)]
+    assert [(e.step, e.reason) for e in degraded] == [("planner", "http_error")]
+    assert len(server.requests) == 1  # the rest of the turn is the brain's: the model is not asked again
+    wire = json.dumps([e.to_dict() for e in events], ensure_ascii=False)
+    assert PROVIDER_TEXT not in wire and "Error code" not in wire
+
+
+def test_a_coder_failure_reaches_the_planner_without_provider_text(openai_server: Any, tmp_path: Any) -> None:
+    plans = iter(["Thought: the lowest points.\nAction: Operate[sort by Points ascending, keep the first row]",
+                  "Thought: done.\nAction: Finish[Cy Park]"])
+
+    def script(body: dict[str, Any]) -> Reply | str:
+        if body["messages"][0]["role"] == "system":  # the coder
+            return Reply(status=500, text=PROVIDER_TEXT)
+        return next(plans, "Thought: done.\nAction: Finish[Cy Park]")
+
+    server = openai_server(script)
+    agent = ga.load("tableqa", server.model_spec, settings=fast_settings(tmp_path, llm_max_retries=0),
+                    tables=[f"players={get_store().put(PLAYERS)}"], plan_samples=1, code_samples=1)
+    events = list(agent.session().stream("which player has the least points?"))
+    assert any(isinstance(e, DegradedEvent) and e.step == "coder" for e in events)
+    wire = json.dumps([e.to_dict() for e in events], ensure_ascii=False)
+    prompts = json.dumps(server.requests, ensure_ascii=False)
+    assert PROVIDER_TEXT not in wire and PROVIDER_TEXT not in prompts
+    assert "Error code" not in wire and "Error code" not in prompts
