@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .routes import AgentRoutes
     from .settings import Settings
     from .store import Database
-    from .userdata import UserData
+    from .userdata import UserData, UserScope
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -254,7 +254,8 @@ class AgentSpec:
       agent's options (slotfill: the scenario's groups and labels);
     * ``user_text``: the user's words in a graph input made by ``make_input`` (the transcript and
       the session list read it back from the checkpoints);
-    * ``doctor``: the agent's checks for ``graphagents doctor`` (its data, index, services).
+    * ``doctor``: the agent's checks for ``graphagents doctor`` (its data, index, services);
+    * ``check_session``: a check of a new session's options against what its user owns.
     """
 
     name: str
@@ -282,6 +283,10 @@ class AgentSpec:
     view_data: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
     user_text: Callable[[Mapping[str, Any]], str] = _default_user_text
     doctor: Callable[[DoctorContext], Sequence[Check]] | None = None
+    check_session: Callable[[UserScope, Mapping[str, Any]], None] | None = None
+    """Checks a new session's options (with defaults) against what its user owns, when the session
+    is created: tableqa refuses a session that names another user's upload (``UnknownSessionError``,
+    404) rather than failing at its first message."""
 
     @property
     def options_help(self) -> dict[str, str]:

@@ -202,7 +202,12 @@ class Agent:
         sid = session_id or uuid.uuid4().hex[:16]
         _check_session_id(sid)
         check_text_values(options, "session option")
-        validate_options(self.spec.session_options_model, options, agent=self.name, session=True)
+        checked, _ = validate_options(self.spec.session_options_model, options, agent=self.name, session=True)
+        if self.spec.check_session is not None:  # what the options name must be the user's (404 otherwise)
+            from .userdata import UserScope
+
+            self.spec.check_session(UserScope(user_id, self.settings, self.name, options=dict(self.options)), checked)
+
         def taken(record: SessionRecord) -> GraphAgentsError:
             if record.user_id != user_id:
                 return UnknownSessionError(f"agent {self.name!r} has no session {sid!r}")

@@ -140,19 +140,13 @@ async def test_uploads_are_scoped_to_their_user(client: httpx.AsyncClient) -> No
     assert res.status_code == 404 and "SecretColumn" not in res.text
     for bad in ("tbl_" + "0" * 32, "..", "x"):
         assert (await client.delete(f"/api/agents/tableqa/uploads/{bad}", headers=ALICE)).status_code == 404
-    # bob cannot use alice's id in a session
-    sid = (await client.post("/api/agents/tableqa/sessions", json={"options": {"tables": [table_id]}},
-                             headers=BOB)).json()["session_id"]
-    res = await client.post(f"/api/agents/tableqa/sessions/{sid}/messages", json={"text": "How many rows?"},
-                            headers=BOB)
-    final = _sse_final(res.text)
-    assert final["state"]["status"] == "error" and "no uploaded table" in final["state"]["reason"]
-    assert not final["state"]["original_tables"] and "SecretColumn" not in res.text
-    # alice deletes hers: gone from the list and from the store
-    res = await client.delete(f"/api/agents/tableqa/uploads/{table_id}", headers=ALICE)
-    assert res.status_code == 200 and res.json()["deleted"] == table_id
-    assert (await client.get("/api/agents/tableqa/uploads", headers=ALICE)).json() == []
-    assert table_id not in get_store()
+    # bob cannot use alice's id in a session: refused when the session is created, not at its first message
+    for body in ({"tables": [table_id]}, {"tables": [f"mine={table_id}"]}, {"tables": ["tbl_" + "1" * 32]}):
+        res = await client.post("/api/agents/tableqa/sessions", json={"options": body}, headers=BOB)
+        assert res.status_code == 404 and "no uploaded table" in res.json()["error"], res.text
+        assert "SecretColumn" not in res.text
+    res = await client.post("/api/agents/tableqa/sessions", json={"options": {"tables": [table_id]}}, headers=ALICE)
+    assert res.status_code == 201
 
 
 async def test_a_session_answers_over_uploaded_tables(client: httpx.AsyncClient) -> None:

@@ -32,6 +32,7 @@ from ..errors import (
     UsageError,
 )
 from ..events import jsonable
+from ..isolation import install_shutdown_hook
 from ..registry import all_specs, get_spec
 from ..routes import error_response
 from ..runtime import Agent
@@ -348,6 +349,7 @@ def _document_errors(app: FastAPI, access_required: bool) -> None:
 def _lifespan(readiness: Readiness, pool: AgentPool, warm: bool, adopt_workers: int | None) -> Any:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        install_shutdown_hook()  # SIGTERM/SIGINT first kill upload readers: a shutdown never waits for one
         if adopt_workers is not None and not _loop.adopt(asyncio.get_running_loop(), adopt_workers):
             log.warning("a turn loop runs already: turns keep running on it, not on the server's loop")
         task = None

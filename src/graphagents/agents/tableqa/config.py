@@ -76,6 +76,16 @@ class AgentContext:
     store: ArtifactStore
     pool: SandboxPool
     uploads: Callable[[], Uploads] | None = None  # the users' uploads (session tables); None = none allowed
+    _tables: list[Any] | None = None
+
+    def agent_tables(self) -> list[Any]:
+        """The ``tables`` option's tables, read once (:meth:`open` reads them when the agent is built,
+        so that a file that cannot be read stops ``--table`` with its one-line error, not a turn)."""
+        if self._tables is None:
+            from .tables import load_sources
+
+            self._tables = load_sources(self.options.tables)
+        return self._tables
 
     @property
     def limits(self) -> Limits:
@@ -84,4 +94,7 @@ class AgentContext:
     @classmethod
     def open(cls, raw: Mapping[str, Any], *, store: ArtifactStore | None = None,
              pool: SandboxPool | None = None, uploads: Callable[[], Uploads] | None = None) -> AgentContext:
-        return cls(parse_options(raw), store or get_store(), pool or get_pool(), uploads)
+        actx = cls(parse_options(raw), store or get_store(), pool or get_pool(), uploads)
+        if actx.options.tables:
+            actx.agent_tables()
+        return actx

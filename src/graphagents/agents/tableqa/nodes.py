@@ -26,7 +26,6 @@ from .actions import Action, split_answer
 from .config import AgentContext
 from .planner import choose_action, llm_code_writer, planner_prompt
 from .state import StepRecord, TableQAState, TableRef, reset
-from .tables import load_sources
 from .tools import ActOutcome, act
 
 __all__ = ["Brain", "LoopContext", "Nodes", "OfflineStep", "StepResult", "route_after_prepare"]
@@ -106,7 +105,7 @@ class Nodes:
             if session_sources:  # sessions come from end users (HTTP): their own uploads only
                 tables = self._session_tables(state.get("user_id") or ANONYMOUS, session_sources)
             else:
-                tables = load_sources(self.actx.options.tables)
+                tables = self.actx.agent_tables()
             refs = [self._store(t.name, t.frame, t.source) for t in tables]
         except GraphAgentsError as exc:
             return {**fresh, "status": "error", "reason": str(exc)}

@@ -5,14 +5,18 @@ its sessions, ``POST /uploads``, ``GET /uploads``, ``DELETE /uploads/{id}``.
 field ``name`` to rename it, query ``?table=NAME`` to pick a sheet or SQLite table) and answers
 201 ``{"id": "tbl_...", "name": ..., "rows": N, "columns": [...], "bytes": N}``. The body is limited
 by ``GRAPHAGENTS_MAX_UPLOAD_BYTES`` (413 over it, checked on the header and again while reading);
-an unsupported kind is 415, an unreadable file 422, each with a one-line message (in ``error``, the
-app's key, and ``detail``). Uploads belong to the caller: another user's id is a 404. A tableqa
-session uses them through its ``tables`` option: ``{"tables": ["tbl_...", "name=tbl_..."]}``.
+an unsupported kind is 415, an unreadable file 422, a table over the upload limits 413 (rows,
+columns, cells, expanded size, or the reader's CPU, memory and time: ``GRAPHAGENTS_UPLOAD_*``), a full
+upload queue 503 with Retry-After; each with a one-line message (in ``error``, the app's key, and
+``detail``). Files are read in child processes of their own pool (:mod:`graphagents.isolation`).
+Uploads belong to the caller: another user's id is a 404, and so is a new session that names one.
+A tableqa session uses them through its ``tables`` option: ``{"tables": ["tbl_...", "name=tbl_..."]}``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -21,12 +25,14 @@ from starlette.datastructures import UploadFile
 from starlette.requests import ClientDisconnect
 from starlette.types import Message
 
-from graphagents.errors import InputError
+from graphagents.errors import BusyError, InputError
+from graphagents.isolation import LimitExceeded
 from graphagents.routes import AgentRoutes, AppSettings, CurrentUser
 from graphagents.settings import Settings
 from graphagents.store import database_for
 
-from .uploads import UnsupportedUpload, UploadNotFound, Uploads
+from .tables import TableTooLarge
+from .uploads import UnsupportedUpload, UploadNotFound, Uploads, UploadSettings, upload_runner
 
 __all__ = ["PATH", "make_routes", "upload_body_limit", "uploads_for"]
 
@@ -37,7 +43,10 @@ router = APIRouter(tags=["uploads"])
 
 
 def make_routes() -> AgentRoutes:
-    """The upload routes, with their own body limit (``GRAPHAGENTS_MAX_UPLOAD_BYTES`` plus framing)."""
+    """The upload routes, with their own body limit (``GRAPHAGENTS_MAX_UPLOAD_BYTES`` plus framing).
+    The upload readers' fork server starts now, in the background, so the first upload does not wait."""
+    runner = upload_runner(UploadSettings())
+    threading.Thread(target=runner.warm, name="ga-uploads-warm", daemon=True).start()
     return AgentRoutes(router, body_limits={PATH: upload_body_limit})
 
 
@@ -108,14 +117,21 @@ async def upload_table(request: Request, user_id: CurrentUser, settings: AppSett
     finally:
         await form.close()
     uploads = uploads_for(settings)
+    upload_settings = UploadSettings()
     try:
-        upload = await asyncio.to_thread(
+        upload = await upload_runner(upload_settings).acall(
             uploads.add, user_id, filename, data, name=name if isinstance(name, str) and name.strip() else None,
-            table=table)
+            table=table, settings=upload_settings)
     except UnsupportedUpload as exc:
         return _error(415, str(exc))
+    except (TableTooLarge, LimitExceeded) as exc:
+        return _error(413, str(exc))
     except InputError as exc:
         return _error(422, str(exc))
+    except BusyError as exc:
+        response = _error(503, str(exc))
+        response.headers["Retry-After"] = str(exc.retry_after)
+        return response
     out = upload.public()
     out.pop("created_at", None)
     return JSONResponse(out, status_code=201)

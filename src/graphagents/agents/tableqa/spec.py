@@ -116,6 +116,12 @@ def _delete_uploads(scope: UserScope) -> int:
     return int(_uploads(scope).delete_user(scope.user_id))
 
 
+def _check_session(scope: UserScope, options: Mapping[str, Any]) -> None:
+    from .uploads import check_session_tables
+
+    check_session_tables(scope, options)
+
+
 def _doctor(ctx: DoctorContext) -> Any:
     from .doctor import checks
 
@@ -142,4 +148,5 @@ SPEC = AgentSpec(
     routes=_routes,
     page_view="graphagents.agents.tableqa:view.js",
     doctor=_doctor,
+    check_session=_check_session,
 )
