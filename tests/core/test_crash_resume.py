@@ -113,7 +113,7 @@ def test_reading_a_crashed_session_over_http_finishes_its_run(tmp_path: Path, fr
     settings = Settings(data_dir=tmp_path, warm_on_start=False)
     sid = _crash_after_process(settings, _sqlite_delete(settings))
     _connections.reset()
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), client=("127.0.0.1", 50000)) as client:
         body = client.get(f"/api/agents/slotfill/sessions/{sid}").json()
     assert body["pending"] and body["state"]["slots"]["customer_phone"] == NEW_PHONE
 

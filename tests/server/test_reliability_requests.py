@@ -228,7 +228,7 @@ def test_the_server_warms_up_at_start_and_readyz_says_so(example_spec: Any, tmp_
     from graphagents.korean import _analyser
 
     app = create_app(Settings(data_dir=tmp_path, warm_on_start=True))
-    with TestClient(app) as tc:
+    with TestClient(app, client=("127.0.0.1", 50000)) as tc:
         import time
 
         deadline = time.monotonic() + 120

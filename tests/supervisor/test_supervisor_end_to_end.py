@@ -55,7 +55,7 @@ def test_a_missing_decree_amount_is_said_not_invented(agent: Any) -> None:
 
 def test_plan_decisions_and_team_outputs_stream_live_over_sse() -> None:
     # A sync client (the app runs on the portal's own loop): the session's Playwright loop may be live.
-    with TestClient(create_app(get_settings())) as client:
+    with TestClient(create_app(get_settings()), client=("127.0.0.1", 50000)) as client:
         sid = client.post("/api/agents/supervisor/sessions", json={}).json()["session_id"]
         res = client.post(f"/api/agents/supervisor/sessions/{sid}/messages", json={"text": COMPLEX})
     frames = parse_sse(res.text)

@@ -152,3 +152,30 @@ def test_the_cli_prints_one_line_and_fails(tmp_path: Path, kind: str) -> None:
     assert res.returncode != 0, res.stdout
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
     assert ("over 1,000,000 bytes" if kind == "blob" else "5,000 columns") in res.stderr
+
+
+KOREAN_CSV = "부서,예산,직원수\n국방부,543.2,12000\n교육부,46.2,4487\n똠양꿍,1.5,3\n"
+
+
+@pytest.mark.parametrize("encoding", ["cp949", "euc-kr", "utf-16", "utf-16-le", "utf-8-sig", "utf-8"])
+async def test_korean_excel_csvs_upload_in_their_encoding(client: httpx.AsyncClient, encoding: str) -> None:
+    text = KOREAN_CSV if encoding != "euc-kr" else KOREAN_CSV.replace("똠양꿍", "환경부")  # 똠 is cp949 only
+    if encoding == "utf-16":  # Excel's "Unicode text": UTF-16 with a BOM, tab-separated
+        text = text.replace(",", "\t")
+    res = await upload(client, "부서.csv", text.encode(encoding))
+    assert res.status_code == 201, (encoding, res.text)
+    assert res.json()["columns"] == ["부서", "예산", "직원수"] and res.json()["rows"] == 3
+
+
+def test_the_cli_reads_a_cp949_csv_and_fails_on_a_broken_one(tmp_path: Path) -> None:
+    good = tmp_path / "dept.csv"
+    good.write_bytes(KOREAN_CSV.encode("cp949"))
+    env = {**os.environ, "GRAPHAGENTS_DATA_DIR": str(tmp_path / "data")}
+    res = subprocess.run([sys.executable, "-m", "graphagents", "tableqa", "tables", str(good)],
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert res.returncode == 0 and "국방부" in res.stdout and "int64" in res.stdout, res.stderr
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(b"a,b\n1,2,3\n4,5,6,7\n")  # ragged: pandas' parser error, as one line
+    res = subprocess.run([sys.executable, "-m", "graphagents", "ask", "tableqa", "How many rows?", "--table",
+                          str(bad)], capture_output=True, text=True, timeout=300, env=env)
+    assert res.returncode != 0 and "Traceback" not in res.stderr and "bad.csv" in res.stderr, res.stderr

@@ -6,20 +6,31 @@ security section; both read the same environment.
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from typing import Annotated
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-__all__ = ["AuthSettings", "get_auth_settings"]
-
-_LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
-
+__all__ = ["AuthSettings", "get_auth_settings", "is_loopback"]
 
 def is_loopback(host: str) -> bool:
-    """True for addresses only this machine can reach (127.0.0.0/8, ::1, localhost)."""
-    return host in _LOOPBACK or host.startswith("127.")
+    """True for addresses only this machine can reach: 127.0.0.0/8, ::1 (also IPv4-mapped, and in
+    brackets) and the name ``localhost``. Parsed as an address, never matched as text:
+    ``127.attacker.example`` is a host name anyone may own, not a loopback address."""
+    text = host.strip()
+    if text.lower() == "localhost":
+        return True
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    try:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
 
 
 def _csv(value: object) -> object:
@@ -34,6 +45,10 @@ class AuthSettings(BaseSettings):
     auth: bool = Field(
         False, description="authenticate every API request (API keys, bearer JWTs, the page's cookie); "
         "off is allowed only while the server listens on 127.0.0.1"
+    )
+    insecure: bool = Field(
+        False, description="with auth off, take X-User-Id from requests of any address (what `serve --insecure` "
+        "sets); off, a request from another machine is refused (403) while auth is off"
     )
     jwt_secret: str | None = Field(None, description="shared secret for HS256/384/512 bearer JWTs")
     jwt_jwks_url: str | None = Field(None, description="JWKS URL of the identity provider (RS256, ES256 ...)")

@@ -259,6 +259,11 @@ def serve(
         validate_options(get_spec(agent_name).options_model, opts, agent=agent_name, session=False)
     h, p = host or settings.host, port or settings.port
     check_exposure(h, insecure)
+    if insecure:  # the app trusts X-User-Id from other machines only when told so (its workers read this too)
+        from ..auth.settings import get_auth_settings
+
+        os.environ["GRAPHAGENTS_INSECURE"] = "true"
+        get_auth_settings.cache_clear()
     check_port_free(h, p)
     if workers == 1:
         err_console.print(f"graphagents on http://{h}:{p}  (LLM: {settings.llm})")

@@ -7,7 +7,10 @@ One ASGI middleware (:class:`AccessMiddleware`) so that a route added later cann
   cookie; anything else is a 401 with one line. ``X-User-Id`` is ignored: identity comes from
   credentials only.
 * with auth off (the default, allowed on 127.0.0.1 only: see ``serve``), the user is the
-  ``X-User-Id`` header, or ``"anonymous"``.
+  ``X-User-Id`` header, or ``"anonymous"``, for requests from a loopback address only: the app
+  enforces the rule itself (``uvicorn --host 0.0.0.0`` does not pass through ``serve``), and a
+  request from another machine is a 403 unless ``GRAPHAGENTS_INSECURE`` (``serve --insecure``) says
+  otherwise.
 * a state-changing request signed in by cookie must carry the CSRF token (``X-CSRF-Token``); a
   browser request from another origin is refused unless ``GRAPHAGENTS_CORS_ORIGINS`` lists it;
 * each user's requests per minute are limited (429 with ``Retry-After``).
@@ -31,7 +34,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..auth.keys import KeyStore, looks_like_key
 from ..auth.ratelimit import Limited, UserLimiter, limiter_url
-from ..auth.settings import AuthSettings
+from ..auth.settings import AuthSettings, is_loopback
 from ..auth.tokens import JwtVerifier, TokenRejected
 from ..auth.websessions import COOKIE, CSRF_HEADER, WebSessionStore, csrf_matches
 from ..errors import InputError
@@ -219,6 +222,10 @@ class AccessMiddleware:
             raise Rejected(403, "cross-site request refused: this origin is not in GRAPHAGENTS_CORS_ORIGINS")
         if (method, scope["path"]) in PUBLIC_API:
             return None
+        if not control.enabled and not control.auth.insecure and not _local_peer(scope):
+            raise Rejected(403, "authentication is off, so this server answers requests from this machine only; "
+                           "set GRAPHAGENTS_AUTH=on (keys: `graphagents keys create`), or GRAPHAGENTS_INSECURE=on "
+                           "to let anyone who can reach it act as any user")
         identity = await control.identify(headers)
         if identity.via == "cookie" and method in _UNSAFE and identity.cookie_token is not None \
                 and not csrf_matches(identity.cookie_token, headers.get(CSRF_HEADER)):
@@ -227,6 +234,14 @@ class AccessMiddleware:
         if limited is not None:
             raise Rejected(429, limited.message, {"Retry-After": str(limited.retry_after)})
         return identity
+
+
+def _local_peer(scope: Scope) -> bool:
+    """The TCP peer is a loopback address (a Unix socket, with no peer address, is local too)."""
+    client = scope.get("client")
+    if not client:
+        return True
+    return is_loopback(str(client[0]))
 
 
 async def _send_error(send: Send, status: int, message: str, headers: dict[str, str]) -> None:

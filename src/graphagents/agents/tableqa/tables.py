@@ -209,6 +209,9 @@ _BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"), (b"\x0
          (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
 
 
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
 def decode_text(data: bytes, source: str) -> str:
     """Text of a file whatever its encoding: a BOM says it (UTF-8, UTF-16, UTF-32), else UTF-8, else
     what charset-normalizer finds (Korean Excel writes cp949/EUC-KR CSVs), else cp949."""
@@ -220,6 +223,12 @@ def decode_text(data: bytes, source: str) -> str:
                 raise InputError(f"cannot read {source!r}: it starts as {encoding} but is not ({exc.reason})") from None
     try:
         return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:  # Korean Excel's "CSV": cp949 (a superset of EUC-KR) that reads as Hangul is taken as it is
+        text = data.decode("cp949")
+        if _HANGUL.search(text):
+            return text
     except UnicodeDecodeError:
         pass
     from charset_normalizer import from_bytes
