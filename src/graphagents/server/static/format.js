@@ -181,10 +181,15 @@ window.GA = window.GA || {};
   }
 
   // -- CSV ----------------------------------------------------------------------------------------
+  // A text cell that a spreadsheet would run as a formula (= + - @, or a tab or CR first) gets a
+  // leading apostrophe, as OWASP's CSV-injection guidance says; numbers stay numbers.
+  const FORMULA_START = /^[=+\-@\t\r]/;
+
   function csvCell(v) {
     if (v === null || v === undefined) return "";
-    const s = typeof v === "object" ? JSON.stringify(v) : String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+    let s = typeof v === "object" ? JSON.stringify(v) : String(v);
+    if (typeof v !== "number" && FORMULA_START.test(s)) s = `'${s}`;
+    return /[",\n\r\t']/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   }
 
   /** RFC 4180 CSV with a BOM, so that spreadsheet programs read Korean as UTF-8. */
@@ -208,5 +213,6 @@ window.GA = window.GA || {};
     });
   }
 
-  Object.assign(window.GA, { isNumber, number, won, count, when, duration, value, formatSql, highlightSql, csv, numericColumns });
+  Object.assign(window.GA, { isNumber, number, won, count, when, duration, value, formatSql, highlightSql, csv, csvCell,
+    numericColumns });
 })();
