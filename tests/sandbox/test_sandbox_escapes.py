@@ -180,6 +180,19 @@ def test_result_over_the_byte_limit_is_stopped(pool: SandboxPool) -> None:
     assert_healthy(pool)
 
 
+def test_a_300_mb_result_is_the_documented_output_error(pool: SandboxPool) -> None:
+    """Issue 26: a 320 MB table (1,000,000 x 40 floats, under max_rows) was "exit code 70": the child
+    ran out of memory copying it to send. The child now checks the size before and after encoding."""
+    limits = Limits(timeout_seconds=60, memory_mb=2048)
+    for code in ("pd.DataFrame(np.zeros((1_000_000, 40)))",  # floats: caught from their buffers, before encoding
+                 "pd.DataFrame({'a': ['x' * 400] * 700_000})"):  # a text column
+        result = pool.run(code, limits=limits)
+        assert not result.ok and result.error_type == "output", (code, result.error)
+        assert result.error is not None and result.error.startswith("Output too large: the result is over 256 MB")
+        assert "exit code" not in result.error
+    assert_healthy(pool)
+
+
 def test_long_lists_are_cut(pool: SandboxPool) -> None:
     result = pool.run("list(range(10 ** 6))")
     assert result.ok and result.truncated

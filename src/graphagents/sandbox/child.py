@@ -23,7 +23,8 @@ import pandas as pd
 from . import audit
 from .codec import encode_value
 from .policy import CodeRefused, parse_checked
-from .protocol import encode_body, write_frame
+from .protocol import write_message
+from .result import output_error
 from .runtime import CappedText, build_globals
 
 __all__ = ["RESULT_FD", "run_child"]
@@ -41,7 +42,7 @@ def run_child(
     try:
         _isolate(result_fd, limits, vm_bytes)
         header, blobs = _execute(code, tables, limits)
-        write_frame(RESULT_FD, encode_body(header, blobs))
+        write_message(RESULT_FD, header, blobs)
     except BaseException:  # the worker sees "no result" and reports a crash
         status = 70
     finally:
@@ -107,14 +108,37 @@ def _execute(code: str, tables: Mapping[str, pd.DataFrame], limits: dict[str, An
         return header, []
     exec_ms = (time.perf_counter() - started) * 1000
     value = _pick_value(env, has_last, limits.get("result_var"))
-    header, blobs = encode_value(
-        value,
-        max_rows=int(limits["max_rows"]),
-        max_items=int(limits["max_items"]),
-        max_chars=int(limits["max_value_chars"]),
-    )
+    cap = int(limits["max_result_bytes"])
+    too_large = {"ok": False, "error_type": "output", "error": output_error(cap), "line": None,
+                 "stdout": stdout.getvalue(), "stdout_truncated": stdout.truncated, "exec_ms": exec_ms}
+    if _shallow_bytes(value, int(limits["max_rows"])) > cap:  # over the cap before a byte is encoded
+        return too_large, []
+    try:
+        header, blobs = encode_value(
+            value,
+            max_rows=int(limits["max_rows"]),
+            max_items=int(limits["max_items"]),
+            max_chars=int(limits["max_value_chars"]),
+        )
+    except MemoryError:  # encoding needs a copy of the value: a result this large cannot be sent anyway
+        return too_large, []
+    if sum(len(b) for b in blobs) > cap:
+        return too_large, []
     header.update(ok=True, stdout=stdout.getvalue(), stdout_truncated=stdout.truncated, exec_ms=exec_ms)
     return header, blobs
+
+
+def _shallow_bytes(value: Any, max_rows: int) -> int:
+    """What a table or series result holds in its buffers (text cells counted as pointers), for the
+    rows that would be sent: a lower bound of its encoded size."""
+    if isinstance(value, pd.DataFrame | pd.Series):
+        rows = len(value)
+        if not rows:
+            return 0
+        total = int(value.memory_usage(index=False, deep=False).sum()) if isinstance(value, pd.DataFrame) \
+            else int(value.memory_usage(index=False, deep=False))
+        return total * min(rows, max_rows) // rows
+    return 0
 
 
 def _capture_last(tree: ast.Module) -> bool:

@@ -14,7 +14,8 @@ import struct
 import time
 from typing import Any
 
-__all__ = ["FrameError", "FrameTimeout", "decode_body", "encode_body", "read_frame", "unframe", "write_frame"]
+__all__ = ["FrameError", "FrameTimeout", "decode_body", "encode_body", "read_frame", "unframe", "write_frame",
+           "write_message"]
 
 _MAGIC = b"GAS1"
 _PREFIX = struct.Struct("!4sQ")
@@ -75,6 +76,18 @@ def unframe(data: bytes | bytearray | memoryview) -> memoryview:
 def write_frame(fd: int, body: bytes) -> None:
     _write_all(fd, _PREFIX.pack(_MAGIC, len(body)))
     _write_all(fd, body)
+
+
+def write_message(fd: int, header: dict[str, Any], blobs: list[bytes] | None = None) -> None:
+    """``write_frame(fd, encode_body(header, blobs))`` without joining the blobs into one more copy
+    (a result of hundreds of MB would need twice that to be sent)."""
+    blobs = blobs or []
+    header = dict(header, blob_sizes=[len(b) for b in blobs])
+    raw = json.dumps(header, ensure_ascii=False, allow_nan=False).encode()
+    size = _HEADER_LEN.size + len(raw) + sum(len(b) for b in blobs)
+    _write_all(fd, _PREFIX.pack(_MAGIC, size) + _HEADER_LEN.pack(len(raw)) + raw)
+    for blob in blobs:
+        _write_all(fd, blob)
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-__all__ = ["ErrorType", "Limits", "SandboxResult", "ValueKind"]
+__all__ = ["ErrorType", "Limits", "SandboxResult", "ValueKind", "output_error"]
 
 ErrorType = Literal["refused", "syntax", "exception", "timeout", "cpu", "memory", "output", "crashed", "internal"]
 ValueKind = Literal["table", "series", "scalar", "list", "dict", "text", "none"]
@@ -80,6 +80,12 @@ class SandboxResult:
         return cls(ok=False, error=error, error_type=error_type, **extra)
 
 
+def output_error(max_result_bytes: int) -> str:
+    """The ``output`` error's text, the same whether the child noticed or the worker cut it off."""
+    return (f"Output too large: the result is over {max_result_bytes >> 20} MB; "
+            "return fewer rows or columns (filter, aggregate or .head())")
+
+
 def describe_stop(status: str, sig: int | None, exit_code: int | None, limits: Limits) -> tuple[ErrorType, str]:
     """The coder-facing text for a child that did not report a result itself."""
     if status == "timeout":
@@ -88,10 +94,7 @@ def describe_stop(status: str, sig: int | None, exit_code: int | None, limits: L
             "use vectorised pandas operations instead of Python loops over rows"
         )
     if status == "output":
-        return "output", (
-            f"Output too large: the result is over {limits.max_result_bytes >> 20} MB; "
-            "return fewer rows or columns (filter, aggregate or .head())"
-        )
+        return "output", output_error(limits.max_result_bytes)
     if sig == signal.SIGXCPU:
         cpu = limits.cpu_seconds or limits.timeout_seconds
         return "cpu", f"CPU time limit: the code used more than {cpu:g} s of CPU and was stopped"
