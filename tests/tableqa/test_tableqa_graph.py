@@ -9,6 +9,7 @@ import pytest
 from tableqa_helpers import DEPARTMENT, MANAGEMENT, coder_prompts, planner_prompts, scripted, values
 
 import graphagents as ga
+from graphagents.errors import InputError
 from graphagents.sandbox import get_store
 from graphagents.sandbox.codec import frame_to_ipc, make_arrow_safe
 from graphagents.sandbox.store import table_id_for
@@ -164,9 +165,11 @@ def test_no_tables_is_a_clear_reply() -> None:
     assert reply.state["status"] == "declined" and "--table" in reply.text
 
 
-def test_bad_table_option_is_a_clear_reply() -> None:
-    reply = ask("How many?", tables=["nope.csv"])
-    assert reply.state["status"] == "error" and "does not exist" in reply.text
+def test_bad_table_option_fails_when_the_agent_loads() -> None:
+    """The agent's tables are read when it is built: ``--table`` with a file that cannot be read is a
+    one-line error and a non-zero exit (issue 26), not a turn that answers with the error."""
+    with pytest.raises(InputError, match="does not exist"):
+        ga.load("tableqa", tables=["nope.csv"])
 
 
 def test_second_question_reuses_the_loaded_originals() -> None:
