@@ -327,6 +327,12 @@ def _from_excel(path: Path, names: Sequence[str], source: str, limits: ReadLimit
         for part in archive.namelist():  # openpyxl scans a sheet without <dimension> whole when it opens the book
             if part.startswith("xl/worksheets/") and part.endswith(".xml"):
                 with archive.open(part) as stream:
+                    declared = _DIMENSION.search(stream.read(1 << 14))
+                    if declared is not None:  # what the sheet says of itself, before its rows are inflated
+                        columns = _column_number(declared.group(1).decode())
+                        limits.check_columns(columns, f"{path.name}#{part.rsplit('/', 1)[-1]}")
+                        limits.check_size(int(declared.group(2)) - 1, columns, 0, path.name)
+                with archive.open(part) as stream:
                     rows_found, cells_found = _count_tags(stream)
                 if rows_found > limits.rows + 1 or cells_found > limits.cells:
                     raise TableTooLarge(f"{path.name!r} has a sheet of {rows_found:,} rows and {cells_found:,} "
@@ -343,6 +349,16 @@ def _from_excel(path: Path, names: Sequence[str], source: str, limits: ReadLimit
         return out
     finally:
         book.close()
+
+
+_DIMENSION = re.compile(rb'<(?:\w+:)?dimension\s+ref="[A-Z]{1,3}\d+:([A-Z]{1,3})(\d{1,9})"')
+
+
+def _column_number(letters: str) -> int:
+    n = 0
+    for letter in letters:
+        n = n * 26 + ord(letter) - 64
+    return n
 
 
 def _count_tags(stream: Any) -> tuple[int, int]:
