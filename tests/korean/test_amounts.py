@@ -224,3 +224,12 @@ def test_format_and_parse_round_trip(amount: int) -> None:
 @given(st.integers(min_value=1, max_value=10**15))
 def test_spelled_in_hangul_round_trips(amount: int) -> None:
     assert parse_amount(_spell(amount) + "원") == amount
+
+
+def test_eok_without_its_one() -> None:
+    """"억원" and "억오천만원" are said without the 일; words that start with 억 are no amounts."""
+    assert [m.value for m in find_amounts("1회 이천만원 아니 억원")] == [20_000_000, 100_000_000]
+    assert [m.value for m in find_amounts("일억오천만원")] == [150_000_000]
+    assert [m.value for m in find_amounts("삼억칠천")] == [370_000_000]
+    assert find_amounts("억울해요 억지로 했어요") == []
+    assert find_amounts("하루 억") == []

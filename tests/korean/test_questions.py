@@ -35,3 +35,9 @@ def test_requests_are_answers(text: str) -> None:
 )
 def test_answers_are_no_questions(text: str) -> None:
     assert classify_question(text) is None
+
+
+def test_a_name_ending_in_a_hearsay_syllable_is_no_question() -> None:
+    """"권나래요": Kiwi reads 권나 + 이래요 ("they say it is 권나?"); the word is a name and an answer."""
+    assert classify_question("성함이 틀렸어요 박지훈... 아 아니 권나래요") is None
+    assert classify_question("그게 뭐래요") == "information"

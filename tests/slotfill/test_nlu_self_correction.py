@@ -30,7 +30,9 @@ MEDIUM = {
         ("1회 한도는 삼백만... 아니 오백만원으로 해주세요", {"per_time": 5_000_000}),
         ("1회 300만원 말고 500만원이요", {"per_time": 5_000_000}),
         ("1회는 삼백만원, 아 정정할게요 사백만원이요", {"per_time": 4_000_000}),
-        ("1회는 300만원 아니 하루는 500만원", {"per_time": 3_000_000, "per_day": 5_000_000}),
+        # "아니" right after a value takes it back, whatever comes next: 300만원 may have been meant for
+        # 하루, so the per-transfer limit is asked again rather than read back (issue 23)
+        ("1회는 300만원 아니 하루는 500만원", {"per_day": 5_000_000}),
         ("1회 300만원 하루 500만원", {"per_time": 3_000_000, "per_day": 5_000_000}),
         ("1회 300만원 아니면 500만원", {"per_time": 3_000_000, "per_day": 5_000_000}),  # 아니면 = or
     ],

@@ -44,6 +44,15 @@ ALERTS = [
         # controls: one amount per limit, in either order
         ("하루 천만원 1회 오백만원", {"per_time": 5_000_000, "per_day": 10_000_000}),
         ("1회 3백 아니 5백만원 하루 2천만원", {"per_time": 5_000_000, "per_day": 20_000_000}),
+        # a value taken back with nothing said in its place is not proposed: the limit is asked again
+        ("1회 이천만원 아니 뭐더라, 하루 오억원", {"per_day": 500_000_000}),
+        ("1회 삼백만원 아니 그게 아니라, 하루 천만원", {"per_day": 10_000_000}),
+        ("1회 300만원이 아니라 하루 300만원이요", {"per_day": 3_000_000}),
+        # ... but a correction of the later value leaves the earlier one alone
+        ("1회 300만원, 하루 500만원 아니 천만원", {"per_time": 3_000_000, "per_day": 10_000_000}),
+        # 억 said without its 일 ("억원", "억오천만원") is an amount, so a correction to it is heard
+        ("1회 이천만원 아니 억원, 하루 오억원", {"per_time": 100_000_000, "per_day": 500_000_000}),
+        ("1회 오천만원 하루 억오천만원", {"per_time": 50_000_000, "per_day": 150_000_000}),
     ],
 )
 def test_amounts(text: str, expected: dict[str, Any]) -> None:
@@ -62,6 +71,8 @@ def test_amounts(text: str, expected: dict[str, Any]) -> None:
         # two numbers and no correction between them
         ("010-1111-2222 010-3333-4444", {}),
         ("번호는 010-9876-5432요", {"phone": "010-9876-5432"}),
+        # taken back, and no number or group said instead
+        ("번호는 010-1111-2222 아니 잠깐만요", {}),
     ],
 )
 def test_phones(text: str, expected: dict[str, Any]) -> None:
@@ -79,6 +90,41 @@ def test_a_number_ending_is_not_a_name() -> None:
     assert extract_person_name("번호는 010-9109-4133 아니 그게 아니라 010-9109-4126이에요") is None
     assert extract_person_name("번호는 010-9109-4133 아니 그게 아니라 010-9109-4126이에요", expected=True) is None
     assert extract_person_name("김민수 아니라 김민준이에요") == "김민준"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Kiwi reads a name's last syllable as a contracted ending (권나 + 이래요, 최민 + 지요): the
+        # two-syllable reading is a name the user never said
+        ("성함이 틀렸어요 박지훈... 아 아니 권나래요", "권나래"),
+        ("아 아니 최민지요", "최민지"),
+        ("이름은 김민수가 아니라 강미래요", "강미래"),
+        ("아니요 윤아라요", "윤아라"),
+        # after a vowel 이 cannot be the copula: 정소 + 이예요 is 정소이 + 예요
+        ("이름은 김민수가 아니라 정소이예요", "정소이"),
+        # two-syllable names said the standard way stay two syllables
+        ("성함은 이수예요", "이수"),
+        ("윤아요", "윤아"),
+    ],
+)
+def test_a_name_is_read_to_its_last_syllable(text: str, expected: str) -> None:
+    assert extract_person_name(text) == expected
+
+
+def test_a_name_broken_off_with_a_no_is_taken_back() -> None:
+    """"박지훈... 아 아니 X": whatever X is, the old name is not what the user means."""
+    assert extract_person_name("성함이 틀렸어요 박지훈... 아 아니 이서야요") != "박지훈"
+    assert extract_person_name("김민수 아니 김민지요") == "김민지"
+
+
+def test_a_name_ending_like_a_question_is_an_answer(make_agent: Any) -> None:
+    """Kiwi tags 래요 in "권나래요" as a hearsay question; the reply used to get the name's help
+    text and the old name read back again."""
+    user = next(u for u in make_users(120) if u.index == 44)
+    assert user.want["customer_name"] == "권나래" and user.styles["name"] == "repair"
+    result = run_user(make_agent(), user)
+    assert result.correct and not result.wrong_readbacks, result.wrong_readbacks
 
 
 def test_maximum_said_with_an_amount_sets_only_that_amount() -> None:

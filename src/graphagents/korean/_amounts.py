@@ -130,14 +130,17 @@ def _parse_amount_at(s: str, i: int, *, need_unit: bool = True) -> tuple[Decimal
     if not _left_boundary_ok(s, i) or s.startswith(_IDIOMS, i):
         return None
     total, last_big, pos, end, groups = Decimal(0), 10**16, i, i, 0
-    implicit_one = False  # "만원", "만 오천원": a bare 만 needs the 원 to be an amount
+    implicit_one = False  # "만원", "억원", "만 오천원": a bare 만 or 억 needs the 원 to be an amount
     while True:
         small = _parse_small(s, pos)
         val, j, tail = small if small else (None, pos, None)
         k = _skip_spaces(s, j, 1) if small else j
         big = _BIG_UNITS.get(s[k]) if k < len(s) else None
         if big is not None and big < last_big and (k + 1 == len(s) or s[k + 1] in _AFTER_BIG
-                                                   or not is_hangul(s[k + 1])):
+                                                   or not is_hangul(s[k + 1])
+                                                   # "일억오천만원": no Korean word starts with 억 + a numeral
+                                                   or (big == 10**8 and (s[k + 1] in _HANGUL_DIGITS
+                                                                         or s[k + 1] in _SMALL_UNITS))):
             if val is None:
                 if groups:
                     break
@@ -182,7 +185,7 @@ def _parse_amount_at(s: str, i: int, *, need_unit: bool = True) -> tuple[Decimal
 def _candidate_starts(s: str) -> list[int]:
     return [
         i for i, ch in enumerate(s)
-        if ch.isdigit() or ch in _HANGUL_DIGITS or ch in _SMALL_UNITS or ch == "만"
+        if ch.isdigit() or ch in _HANGUL_DIGITS or ch in _SMALL_UNITS or ch in "만억"
     ]
 
 

@@ -19,12 +19,12 @@ from typing import NamedTuple
 
 from ._amounts import find_amounts
 from ._analyser import tokenize
-from ._particles import strip_endings
+from ._particles import has_final_consonant, strip_endings
 from ._phones import find_phones
 from ._surnames import COMPOUND_SURNAMES, NOT_NAMES, SURNAMES
 from ._text import normalize
 
-__all__ = ["NameMatch", "extract_person_name", "find_person_names", "is_korean_name"]
+__all__ = ["NameMatch", "extract_person_name", "find_person_names", "fused_name_ending", "is_korean_name"]
 
 # What may follow a name: copulas, particles, or the end of the word.
 _SUFFIX_WORDS = (
@@ -52,6 +52,9 @@ _LABEL_BEFORE = re.compile(
 )
 _REJECTED_AFTER = re.compile(
     r"^(?:이|가|은|는|씨|님)?\s*(?:아니라|아니고|아니구|아니에요|아닙니다|아닌데|말고|에서|대신)"
+    # "박지훈... 아 아니 권나래요": a name broken off and taken back with the interjection 아니
+    r"|^(?:이|가|은|는|씨|님)?\s*[,.…~]+\s*(?:(?:아|어|음|앗|아이고)[\s,.…]+)?(?:아니|아뇨|아니요)(?![가-힣])"
+    r"|^(?:이|가|은|는|씨|님)?\s+(?:(?:아|어|음|앗)[\s,.…]+)?(?:아니|아뇨)(?![가-힣])"
 )
 _CHANGE_AFTER = re.compile(r"^(?:으로|로)\s*(?:바꿔|바꾸|바꿀|수정|변경|정정|고쳐|해\s*주|부탁|등록)")
 _CONTRAST_BEFORE = re.compile(r"(?:아니라|아니고|아니구|말고|에서|대신|아니요|아뇨|아니)[\s,.]*$")
@@ -121,6 +124,31 @@ def _noun_runs(text: str) -> list[tuple[int, int, bool]]:
     return runs
 
 
+# A contracted copula or ending that fills a name's last syllable: 권나 + (이)래요, 최민 + 지요, and a
+# 이 after a vowel, where it cannot be the copula (정소 + 이예요 is 정소이 + 예요). 예 and a 이 after
+# a final consonant are left alone: "이수예요" and "이준이에요" are two-syllable names said the standard way.
+_FUSED_TAIL = re.compile(r"(?:요|이요|예요|이에요|에요|입니다)?")
+
+
+def fused_name_ending(text: str, start: int, end: int) -> bool:
+    """Kiwi ended a two-syllable name run where the word goes on with one syllable it reads as a
+    contracted copula or an ending ("권나래요": 권나 + 이 + 래요; "최민지요": 최민 + 지요). Such an
+    ending is no way to say one's own name, so the name is the three syllables ("권나래"), a reading
+    that is a typical name and leaves only a plain ending after it. Without this the agent would
+    propose "권나", a value the user never said."""
+    if end - start != 2 or end >= len(text) or text[end] == "예" or not "가" <= text[end] <= "힣":
+        return False
+    if text[end] == "이" and has_final_consonant(text[end - 1]) is not False:
+        return False  # after a final consonant 이 is the copula: 이준 + 이에요
+    after = [m for m in tokenize(text) if m.start >= end and m.start <= end + 1]
+    if not after or not (after[0].start == end and (after[0].tag == "VCP" or after[0].tag.startswith("E"))):
+        return False
+    word_end = end + 1
+    while word_end < len(text) and "가" <= text[word_end] <= "힣":
+        word_end += 1
+    return _FUSED_TAIL.fullmatch(text, end + 1, word_end) is not None and is_korean_name(text[start:end + 1])
+
+
 def _kiwi_candidates(text: str) -> list[_Candidate]:
     runs = _noun_runs(text)
     out: list[_Candidate] = []
@@ -141,6 +169,8 @@ def _kiwi_candidates(text: str) -> list[_Candidate]:
             stem, end = stem[: glued.start()], start + glued.start()
         if len(stem) >= 4 and _COPULA.match(text, end - 1) and is_korean_name(stem[:-1]):
             stem, end = stem[:-1], end - 1  # "김민지예요" read as 김민지예 + 요
+        if fused_name_ending(text, start, end):
+            stem, end = text[start:end + 1], end + 1  # "권나래요" read as 권나 + 이래요
         if stem in SURNAMES and proper and idx + 1 < len(runs) and runs[idx + 1][0] == end + 1:
             nxt = runs[idx + 1]  # "김 민수": STT split the surname from the given name
             if is_korean_name(stem + text[nxt[0]:nxt[1]]):

@@ -13,6 +13,7 @@ import re
 from typing import Literal
 
 from ._analyser import tokenize
+from ._names import fused_name_ending
 from ._text import compact, normalize
 
 __all__ = ["QuestionKind", "QuestionTopic", "classify_question", "question_topic"]
@@ -61,7 +62,9 @@ def _question_form(text: str) -> bool:
         return False
     last = morphs[-1]
     if last.tag == "EF" and last.form in _QUESTION_ENDINGS:
-        return True
+        # "아 아니 권나래요": Kiwi reads a name's last syllable as the hearsay question 래요
+        word = text.rfind(" ", 0, last.start) + 1
+        return not fused_name_ending(text, word, word + 2)
     # "바꿀 수 있죠", "되죠": a tag question.
     return last.tag == "EF" and last.form in ("죠", "지요") and "수있" in compact(text)
 

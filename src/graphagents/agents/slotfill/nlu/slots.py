@@ -84,19 +84,23 @@ def item_yes_no(text: str) -> str | None:
 
 
 def retract_corrected(text: str, spans: Sequence[tuple[int, int]],
-                      cues: Sequence[tuple[int, int]] = ()) -> list[int]:
+                      cues: Sequence[tuple[int, int]] = (), *, taken_back: bool = False) -> list[int]:
     """Indices of the values in ``spans`` (reading order) that the user did not take back.
 
     A value followed by a correction marker and then another value, with no cue word naming a
     different slot in between, is replaced by the later one: "1회 삼백만... 아니 오백만원" means
-    500만원, "010-1111-2222 아니 010-3333-4444" the second number."""
+    500만원, "010-1111-2222 아니 010-3333-4444" the second number. With ``taken_back``, a value
+    followed by a correction marker before any cue word is dropped whatever follows: the user took it
+    back, and a value of another slot after a cue ("... 아니 뭐더라, 하루 오억원") replaces nothing."""
     kept = []
     for i, (_, end) in enumerate(spans):
-        if i + 1 < len(spans):
-            nxt = spans[i + 1][0]
-            between = text[end:nxt]
-            if _SELF_CORRECTION.search(between) and not any(end <= a and b <= nxt for a, b in cues):
-                continue
+        nxt = spans[i + 1][0] if i + 1 < len(spans) else len(text)
+        # With ``taken_back`` a correction right after a value drops it even when nothing replaces it
+        # ("1회 이천만원 아니 뭐더라, 하루 오억원"): the words before the next cue are about this value.
+        upto = min([a for a, _ in cues if end <= a < nxt], default=nxt) if taken_back else nxt
+        if (i + 1 < len(spans) or taken_back) and _SELF_CORRECTION.search(text[end:upto]) and (
+                taken_back or not any(end <= a and b <= nxt for a, b in cues)):
+            continue
         kept.append(i)
     return kept
 
@@ -117,6 +121,8 @@ def meant_phone(text: str, current: str | None = None) -> str | None:
         if len(kept) != 1:
             return None  # two numbers and no word that takes one back: which one is meant is not said
         repaired = _group_repair(text, kept[0].end, kept[0].number)
+        if repaired is None and _SELF_CORRECTION.search(text[kept[0].end:]):
+            return None  # "010-1111-2222 아니 잠깐만요": taken back, and nothing said instead
         return kept[0].number if repaired is None else (repaired or None)
     last = parts[-1]
     before = [m.number for m in full if m.end <= last.start]
@@ -149,7 +155,7 @@ def _group_repair(text: str, end: int, number: str) -> str | None:
 
 def _meant_amounts(text: str, cues: Sequence[tuple[int, int]] = ()) -> list[AmountMatch]:
     found = find_amounts(text)
-    return [found[i] for i in retract_corrected(text, [(m.start, m.end) for m in found], cues)]
+    return [found[i] for i in retract_corrected(text, [(m.start, m.end) for m in found], cues, taken_back=True)]
 
 
 def extract_value(spec: SlotSpec, text: str, current: SlotValue | None = None, *,
