@@ -87,6 +87,9 @@ class OfflineBrain:
             return OfflineChoice(Action("Finish", "df", "The working table holds the answer, one row per group."))
         if frame.empty:
             return OfflineChoice(None, decline="No rows of the table match the question, so I do not guess.")
+        if plan.rows is not None and len(frame) != plan.rows:
+            return OfflineChoice(None, decline=f"{len(frame)} rows tie for the top {plan.rows}; I do not pick "
+                                 "among them without a model.")
         if len(frame) > 1 and not plan.many:
             reason = f"{len(frame)} rows tie for the answer; I do not pick one without a model."
             return OfflineChoice(None, decline=reason)

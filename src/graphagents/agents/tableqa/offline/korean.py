@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .linking import COLUMN_FILLER, STOP, norm, tokens
+from .linking import COLUMN_FILLER, STOP, is_number_column, norm, tokens
 
 __all__ = ["KoreanLink", "restate"]
 
@@ -113,7 +113,7 @@ def _candidates(names: Sequence[str], frames: Sequence[pd.DataFrame]) -> list[tu
     for t, (name, frame) in enumerate(zip(names, frames, strict=True)):
         out.append(("table", t, name, False, " ".join(tokens(name))))
         for column in frame.columns:
-            numeric = pd.api.types.is_numeric_dtype(frame[column])
+            numeric = is_number_column(frame, column)
             out.append(("column", t, str(column), numeric, " ".join(tokens(column))))
             if not numeric:
                 for value in frame[column].dropna().astype(str).unique():
@@ -214,7 +214,7 @@ def _exact_name(phrase: str, names: Sequence[str],
         return norm(text).replace(" ", "").replace("_", "")
 
     wanted = key(phrase)
-    found = [("column", t, str(c), bool(pd.api.types.is_numeric_dtype(f[c])))
+    found = [("column", t, str(c), is_number_column(f, c))
              for t, f in enumerate(frames) for c in f.columns if key(c) == wanted]
     found += [("table", t, n, False) for t, n in enumerate(names) if key(n) == wanted]
     return found[0] if len(found) == 1 else None

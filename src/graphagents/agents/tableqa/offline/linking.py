@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-__all__ = ["ColumnLink", "ValueLink", "link_columns", "link_values", "norm", "tokens"]
+__all__ = ["ABBREVIATIONS", "ColumnLink", "ValueLink", "is_number_column", "link_columns", "link_values", "norm",
+           "inflected", "numberish", "to_number_code", "tokens"]
 
 _MAX_DISTINCT = 5000
 
@@ -32,6 +33,41 @@ ADJECTIVE_COLUMNS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 
 
+# Abbreviations common in column names, and the word a question uses for them.
+ABBREVIATIONS: dict[str, str] = {
+    "dept": "department", "dep": "department", "emp": "employee", "qty": "quantity", "amt": "amount",
+    "yr": "year", "pct": "percent", "addr": "address", "pop": "population", "mgr": "manager",
+    "desc": "description", "cnt": "count", "num": "number", "tel": "phone", "dob": "birth", "avg": "average",
+    "org": "organization", "cust": "customer", "prod": "product", "div": "division", "loc": "location",
+}  # fmt: skip
+_NUMBERISH = re.compile(r"^[-+]?[$€£¥₩]?\s*\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*(?:원|달러|円|%)?$"
+                        r"|^[-+]?[$€£¥₩]?\s*\d+(?:\.\d+)?\s*(?:원|달러|円|%)?$")
+_MISSING_MARKS = {"", "-", "–", "—", "n/a", "na", "none", "null", "nan", "?"}
+
+
+def numberish(series: pd.Series) -> bool:
+    """A text column whose every filled cell is a number once its thousands separators, currency
+    sign or unit are read ("1,200", "₩12,000", "3,900원"; "-" and "n/a" count as missing), with at
+    least two numbers: the offline planner converts it with :func:`to_number_code` before using it."""
+    if pd.api.types.is_numeric_dtype(series):
+        return False
+    text = series.dropna().astype(str).str.strip()
+    filled = text[~text.str.lower().isin(_MISSING_MARKS)]
+    return len(filled) >= 2 and len(filled) <= 100_000 and bool(filled.map(lambda v: bool(_NUMBERISH.match(v))).all())
+
+
+def is_number_column(frame: pd.DataFrame, column: object) -> bool:
+    """Numbers, stored as numbers or as text (:func:`numberish`)."""
+    series = frame[column]
+    return bool(pd.api.types.is_numeric_dtype(series)) or numberish(series)
+
+
+def to_number_code(frame: str, column: str) -> str:
+    """Pandas code (run in the sandbox) that reads a :func:`numberish` column as numbers."""
+    return (f"pd.to_numeric({frame}[{column!r}].astype(str).str.replace(r'[,\\s$€£¥₩원달러円%]', '', regex=True)"
+            f".replace({{'-': None, '': None, 'n/a': None, 'N/A': None}}), errors='coerce')")
+
+
 def norm(text: object) -> str:
     text = unicodedata.normalize("NFKC", str(text)).lower()
     text = re.sub(r"[’'`´]s\b", "", text)
@@ -41,9 +77,23 @@ def norm(text: object) -> str:
 def _singular(word: str) -> str:
     if len(word) > 3 and word.endswith("ies"):
         return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
         return word[:-1]
     return word
+
+
+def inflected(word: str, base: str) -> bool:
+    """``word`` is ``base`` or a regular inflection of it ("hired"/"hiring" of hire, "joined" of
+    join, "planned" of plan): how question verbs name a column's noun."""
+    if word == base or (word == base + "e" and base.endswith(("s", "x", "z", "ch", "sh"))):
+        return True  # "bonuses" reads as bonuse once its plural -s is cut
+    if len(base) < 3 or not base.isascii() or not word.startswith(base[:-1]):
+        return False
+    forms = {base + "s", base + "es", base + "d", base + "ed", base + "ing", base + base[-1] + "ed",
+             base + base[-1] + "ing"}
+    if base.endswith("e"):
+        forms.add(base[:-1] + "ing")
+    return word in forms
 
 
 def tokens(text: object) -> list[str]:
@@ -155,13 +205,17 @@ def link_columns(question_tokens: Sequence[str], frames: Sequence[pd.DataFrame],
     text = norm(question)
     for t, frame in enumerate(frames):
         for column in frame.columns:
-            numeric = pd.api.types.is_numeric_dtype(frame[column])
+            numeric = is_number_column(frame, column)
             name = [w for w in tokens(column) if w not in COLUMN_FILLER]
+
+            def named(q: str, w: str) -> bool:  # the word, an inflection, or the abbreviation's long form
+                return inflected(q, w) or (w in ABBREVIATIONS and inflected(q, ABBREVIATIONS[w]))
+
             positions: list[int] = []
             score = 0.0
-            hits = [w for w in name if w in question_tokens and w not in STOP]
+            hits = [w for w in name if w not in STOP and any(named(q, w) for q in question_tokens)]
             if hits:
-                positions = [i for i, w in enumerate(question_tokens) if w in hits]
+                positions = [i for i, q in enumerate(question_tokens) if any(named(q, w) for w in hits)]
                 score = len(set(hits)) / len(set(name))
             else:
                 for adjective, targets in ADJECTIVE_COLUMNS.items():

@@ -16,7 +16,20 @@ from typing import Literal
 
 import pandas as pd
 
-from .linking import ADJECTIVE_COLUMNS, STOP, ColumnLink, ValueLink, link_columns, link_values, norm, tokens
+from .linking import (
+    ABBREVIATIONS,
+    ADJECTIVE_COLUMNS,
+    STOP,
+    ColumnLink,
+    ValueLink,
+    is_number_column,
+    link_columns,
+    link_values,
+    norm,
+    numberish,
+    to_number_code,
+    tokens,
+)
 
 __all__ = ["Decline", "Plan", "Planned", "plan_question"]
 
@@ -58,6 +71,7 @@ class Plan:
     many: bool = False  # the answer may be several values
     source: tuple[str, ...] = field(default=())
     table_answer: bool = False  # the answer is the last table itself (Finish[df]): one row per group
+    rows: int | None = None  # top-k: exactly this many rows, or the answer would hide a tie
 
 
 @dataclass(frozen=True)
@@ -78,9 +92,60 @@ class _Context:
         self.values = [v for v in link_values(self.toks, frames)
                        if v.start not in compared and str(v.value).strip().lower().rstrip("*:") not in _TOTAL_WORDS]
         self.columns = link_columns(self.toks, frames, question)
+        self.values += self._number_cells(compared)
         self.covered: set[int] = set()
         for v in self.values:
             self.covered.update(v.span)
+        for c in self.columns:  # "the DEV department", "order O-108": the word names the value's column
+            if any(v.table == c.table and v.column == c.column for v in self.values):
+                self.covered.update(c.positions)
+        self.row_nouns = self._row_nouns()
+
+    def _number_cells(self, compared: set[int]) -> list[ValueLink]:
+        """"floor 7", "season 2004": a number right after the name of a number column that holds
+        it is that cell (an equality filter), when exactly one such column does."""
+        out = []
+        taken = {i for v in self.values for i in v.span}
+        for i in range(1, len(self.toks)):
+            word = self.toks[i]
+            if i in compared or i in taken or not re.fullmatch(r"\d+(?:\.\d+)?", word):
+                continue
+            number = float(word)
+            hits = []
+            for c in self.columns:
+                if not c.numeric or i - 1 not in c.positions:
+                    continue
+                series = pd.to_numeric(self.frames[c.table][c.column], errors="coerce")
+                if (series == number).any():
+                    hits.append(c)
+            if len(hits) == 1:
+                value = int(number) if number.is_integer() else number
+                out.append(ValueLink(hits[0].table, hits[0].column, value, i, i + 1))
+                taken.add(i)
+        return out
+
+    def _row_nouns(self) -> dict[int, int]:
+        """Question words that name the rows of one table (position -> table): the table's own name
+        ("orders"), a generic row word ("rows", "records") when there is one table, and a person
+        word ("employees", "staff", "people") for the one table that lists people."""
+        out: dict[int, int] = {}
+        people = [t for t, f in enumerate(self.frames) if _lists_people(self.names[t], f)]
+        for i, w in enumerate(self.toks):
+            named = [t for t in range(len(self.frames)) if w in tokens(self.names[t])]
+            if len(named) == 1:
+                out[i] = named[0]
+            elif w in ROW_NOUNS and len(self.frames) == 1:
+                out[i] = 0
+            elif w in PEOPLE_NOUNS and len(people) == 1:
+                out[i] = people[0]
+        return out
+
+    def counted_table(self, head: str) -> int | None:
+        """The table whose rows ``head`` (the noun after "how many") names, if one does."""
+        for i, w in enumerate(self.toks):
+            if w == head and i in self.row_nouns:
+                return self.row_nouns[i]
+        return None
 
     def has(self, pattern: str) -> bool:
         return re.search(rf"\b(?:{pattern})\b", self.text) is not None
@@ -89,7 +154,26 @@ class _Context:
         self.covered.update(link.positions)
 
     def unexplained(self) -> list[str]:
-        return [w for i, w in enumerate(self.toks) if i not in self.covered and w not in STOP and w not in _OP_WORDS]
+        return [w for i, w in enumerate(self.toks) if i not in self.covered and w not in STOP and w not in _OP_WORDS
+                and w not in NEUTRAL_WORDS and not (i in self.row_nouns and w in ROW_NOUNS | PEOPLE_NOUNS)]
+
+
+ROW_NOUNS = frozenset({"row", "record", "entry", "item", "line"})
+PEOPLE_NOUNS = frozenset({"employee", "staff", "people", "person", "member", "worker", "personnel", "staffer"})
+# verbs and nouns that say how rows relate without changing what is computed ("works in", "listed")
+NEUTRAL_WORDS = frozenset({"work", "works", "worked", "working", "belong", "belongs", "belonged", "employed",
+                           "located", "based", "registered", "recorded", "currently", "altogether", "overall",
+                           "everyone", "everybody", "total", "members"})
+
+
+def _lists_people(name: str, frame: pd.DataFrame) -> bool:
+    """A table of people: its name says so, or it has a column of names and none of the other
+    tables' markers (an orders table with a customer name is still about orders)."""
+    words = set(tokens(name)) | {ABBREVIATIONS.get(w, w) for w in tokens(name)}
+    if words & (PEOPLE_NOUNS | {"user", "customer", "student", "player", "people", "hr", "emp"}):
+        return True
+    columns = {w for c in frame.columns for w in tokens(c)}
+    return "name" in columns and not columns & {"order", "product", "price", "amount", "quantity"}
 
 
 def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataFrame], *,
@@ -103,7 +187,7 @@ def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataF
     if len(question.split()) > MAX_WORDS:
         return Decline("The question is too long for the offline planner; it needs a model.")
     ctx = _Context(question, names, frames)
-    for rule in (_group_by, _choice, _difference, _count, _aggregate, _superlative, _lookup):
+    for rule in (_top_k, _group_by, _choice, _difference, _count, _aggregate, _superlative, _lookup):
         result = rule(ctx)
         if result is None:
             continue
@@ -123,6 +207,14 @@ def _var(t: int) -> str:
     return f"df_orig_{t + 1}"
 
 
+def _years(series: pd.Series) -> bool:
+    """A number column that holds years (whole numbers from 1000 to 2100)."""
+    if not pd.api.types.is_numeric_dtype(series):
+        return False
+    values = series.dropna()
+    return len(values) > 0 and bool(((values % 1 == 0) & (values >= 1000) & (values <= 2100)).all())
+
+
 def _filter_expr(frame: str, link: ValueLink) -> str:
     return f"({frame}[{link.column!r}] == {link.value!r})"
 
@@ -135,7 +227,8 @@ def _numeric_filters(ctx: _Context, exclude: set[str]) -> list[tuple[ColumnLink,
             position = len(ctx.text[: m.start()].split())
             candidates = [c for c in ctx.columns if c.numeric and c.column not in exclude]
             if phrase in ("before", "after"):
-                candidates = [c for c in candidates if set(tokens(c.column)) & {"year", "season", "date"}]
+                candidates = [c for c in candidates if set(tokens(c.column)) & {"year", "season", "date"}
+                              or _years(ctx.frames[c.table][c.column])]
             if not candidates:
                 return Decline(f"I cannot tell which column {phrase!r} {m.group(1)} refers to without a model.")
             near = min(candidates, key=lambda c: min(abs(p - position) for p in c.positions))
@@ -157,15 +250,28 @@ def summary_rows(frame: pd.DataFrame) -> pd.Series:
     return text.apply(lambda c: c.str.strip().str.lower().str.contains(SUMMARY_ROW, regex=True)).any(axis=1)
 
 
+def _conversions(frame: pd.DataFrame, var: str) -> list[str]:
+    return [f"{var} = {var}.assign(**{{{str(c)!r}: {to_number_code(var, str(c))}}})"
+            for c in frame.columns if numberish(frame[c])]
+
+
 def _base(ctx: _Context, t: int) -> tuple[list[Planned], str]:
-    """The table to work on: the original, or its rows without summary rows ("Total", "Career")."""
-    if not summary_rows(ctx.frames[t]).any():
+    """The table to work on: the original, or its rows without summary rows ("Total", "Career")
+    and with numbers stored as text ("1,200", "₩3,000", "-") read as numbers."""
+    totals = bool(summary_rows(ctx.frames[t]).any())
+    conversions = _conversions(ctx.frames[t], "table")
+    if not totals and not conversions:
         return [], _var(t)
-    code = (f"text = {_var(t)}.select_dtypes(exclude='number').astype(str)\n"
-            f"is_total = text.apply(lambda c: c.str.strip().str.lower().str.contains({SUMMARY_ROW!r}))"
-            f".any(axis=1)\nnew_table = {_var(t)}[~is_total]")
-    step = Planned("Retrieve", f"the rows of {ctx.names[t]} that are not totals", code,
-                   "The table has summary rows (Total); leave them out.")
+    lines = [f"table = {_var(t)}"]
+    if totals:
+        lines += ["text = table.select_dtypes(exclude='number').astype(str)",
+                  f"is_total = text.apply(lambda c: c.str.strip().str.lower().str.contains({SUMMARY_ROW!r}))"
+                  ".any(axis=1)", "table = table[~is_total]"]
+    lines += [*conversions, "new_table = table"]
+    what = ", ".join(x for x in ("that are not totals" if totals else "",
+                                 "with numbers written as text read as numbers" if conversions else "") if x)
+    step = Planned("Retrieve", f"the rows of {ctx.names[t]} {what}", "\n".join(lines),
+                   "Leave out summary rows (Total) and read numbers written as text.")
     return [step], "df"
 
 
@@ -184,9 +290,18 @@ def _one_table(ctx: _Context, tables: set[int]) -> tuple[list[Planned], str, dic
         return Decline(f"I found no key to join {ctx.names[a]!r} and {ctx.names[b]!r} without a model.")
     left, right = key
     code = f"new_table = {_var(a)}.merge({_var(b)}, left_on={left!r}, right_on={right!r}, suffixes=('', '_2'))"
+    conversions = _conversions(_joined_sample(ctx.frames[a], ctx.frames[b], left, right), "new_table")
+    if conversions:
+        code += "\n" + "\n".join(conversions)
     step = Planned("Retrieve", f"join {ctx.names[a]} and {ctx.names[b]} on {left} = {right}", code,
                    f"The question needs columns of {ctx.names[a]} and {ctx.names[b]}.")
     return [step], "df", {a: "", b: "_2"}
+
+
+def _joined_sample(a: pd.DataFrame, b: pd.DataFrame, left: str, right: str) -> pd.DataFrame:
+    """The join's columns (as the code will name them) with the cells of both sides, to find the
+    columns that hold numbers as text."""
+    return a.merge(b, left_on=left, right_on=right, suffixes=("", "_2"))
 
 
 def _join_key(a: pd.DataFrame, b: pd.DataFrame) -> tuple[str, str] | None:
@@ -237,29 +352,72 @@ def _answer_column(ctx: _Context, exclude: set[str], preferred: int | None = Non
 
 
 # rules ---------------------------------------------------------------------------------------
+def _lists_in_one_row(ctx: _Context, head: str) -> bool:
+    """The value filters (one table) pick out a single row, and the column ``head`` names holds a
+    list there ("Metro Local: 156, 230, 656"): the question counts inside a cell, not rows."""
+    tables = {v.table for v in ctx.values}
+    if len(tables) != 1:
+        return False
+    frame = ctx.frames[next(iter(tables))]
+    mask = pd.Series(True, index=frame.index)
+    for v in ctx.values:
+        mask &= frame[v.column] == v.value
+    if int(mask.sum()) != 1:
+        return False
+    cells = [str(frame.loc[mask, c].iloc[0]) for c in frame.columns if head in tokens(c)]
+    return any(re.search(r"[,;\n/]|\d", cell) for cell in cells)
+
+
+def _count_all(ctx: _Context, head: str, counted: int | None) -> Plan | Decline:
+    """"How many employees are there?": every row of the table the noun names (a people word for
+    the one table of people, a row word for the only table), or the distinct values of the one
+    text column the noun names ("how many nations are listed?")."""
+    if counted is not None:
+        ctx.covered.update(i for i, w in enumerate(ctx.toks) if w == head)
+        steps, frame = _base(ctx, counted)
+        steps.append(Planned("Operate" if steps else "Retrieve", f"count the rows of {ctx.names[counted]}",
+                             f"new_table = len({frame})", f"Count the rows of {ctx.names[counted]}."))
+        return Plan(tuple(steps))
+    named = [c for c in ctx.columns if not c.numeric and head and head in tokens(c.column)]
+    if len(ctx.frames) == 1 and len(named) == 1:
+        link = named[0]
+        ctx.cover_column(link)
+        steps, frame = _base(ctx, link.table)
+        steps.append(Planned("Operate" if steps else "Retrieve", f"count the different {link.column}",
+                             f"new_table = {frame}[{link.column!r}].nunique()", f"Count the different {link.column}."))
+        return Plan(tuple(steps))
+    return Decline(f"I cannot tell what to count without a model: {head!r} names no table, and no value of the "
+                   "table is named." if head else "I would have to guess what to count without a model.")
+
+
 def _count(ctx: _Context) -> Plan | Decline | None:
     if not ctx.has("how many|number of") or ctx.has("how many more|how many less|how many fewer"):
         return None
     numeric_target = [c for c in ctx.columns if c.numeric and c.score == 1.0]
-    m = re.search(r"\bhow many (\w+)", ctx.text)
-    head = tokens(m.group(1))[0] if m else ""
+    m = re.search(r"\bhow many (\w+)|\bnumber of (\w+)", ctx.text)
+    head = tokens(m.group(1) or m.group(2))[0] if m else ""
     if any(head in tokens(c.column) for c in numeric_target):
         return None  # "how many laps did X run": a lookup of a number, not a count of rows
     if ctx.has("number of") and not ctx.has("how many") and numeric_target:
         return None  # "what number of gold medals did X win": the Gold number, not a count of rows
     entity = {w for t, frame in enumerate(ctx.frames) for w in [*tokens(ctx.names[t]),
-              *(x for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c]) for x in tokens(c))]}
+              *(x for c in frame.columns if not is_number_column(frame, c) for x in tokens(c))]}
     if head in entity:  # "how many nations": the rows being counted
         ctx.covered.update(i for i, w in enumerate(ctx.toks) if w == head)
     numbers = _numeric_filters(ctx, set())
     if isinstance(numbers, Decline):
         return numbers
+    counted = ctx.counted_table(head) if head else None
     if not ctx.values and not numbers:
-        return Decline("I would have to guess what to count without a model (no value of the table is named).")
+        return _count_all(ctx, head, counted)
+    if counted is None and head and not numbers and _lists_in_one_row(ctx, head):
+        # "the number of connections reseda has": one row's cell lists them; counting rows says 1
+        return Decline(f"The question names one row; how many {head!r} it has is inside its cells, and counting "
+                       "that needs a model.")
     tables = {v.table for v in ctx.values} | {c.table for c, _, _ in numbers}
-    counted = [t for t in range(len(ctx.frames)) if head in tokens(ctx.names[t])]
-    if len(counted) == 1:
-        tables.add(counted[0])  # "how many players are in seoul": count players, joined to where Seoul is
+    if counted is not None:
+        tables.add(counted)  # "how many players are in seoul": count players, joined to where Seoul is
+        ctx.covered.update(i for i, w in enumerate(ctx.toks) if w == head)
     prefix = _one_table(ctx, tables)
     if isinstance(prefix, Decline):
         return prefix
@@ -276,38 +434,57 @@ def _count(ctx: _Context) -> Plan | Decline | None:
     return Plan(tuple(steps))
 
 
-_GROUP = re.compile(r"\b(?:in|for|by|per|of|from) each ((?:\w+ ){0,2}?\w+?)(?: (?:who|that|which|with|and|in|of)\b.*)?$"
-                    r"|\bby ((?:\w+ )?\w+)$")
+_GROUP = re.compile(r"\b(?:in|for|by|per|of|from|does|do|did|has|have) each ((?:\w+ ){0,2}?\w+?)"
+                    r"(?: (?:who|that|which|with|and|in|of|have|has|had|get|gets|got)\b.*)?$"
+                    r"|\b(?:by|per) ((?:\w+ )?\w+)$|\bfor every ((?:\w+ )?\w+)$")
+
+
+def _group_columns(ctx: _Context, phrase: list[str]) -> list[tuple[int, str]]:
+    """Columns a group phrase names: the same words, an abbreviation ("department" -> dept), or
+    "<noun> name" / "<noun> code" for a one-word phrase."""
+    out = []
+    for t, frame in enumerate(ctx.frames):
+        for c in frame.columns:
+            words = [ABBREVIATIONS.get(w, w) for w in tokens(c)]
+            if words == phrase or (len(phrase) == 1 and words in ([phrase[0], "name"], [phrase[0], "code"],
+                                                                    [phrase[0], "id"])):
+                out.append((t, str(c)))
+    return out
 
 
 def _group_by(ctx: _Context) -> Plan | Decline | None:
     """"how many rivers are in each country", "average length of rivers in each country", "total
-    population by country": one row per group, counted / summed / averaged, from one table that
-    holds both the group column and what is counted or measured."""
+    population by country", "how many employees does each department have": one row per group,
+    counted / summed / averaged, from one table that holds both the group column and what is
+    counted or measured."""
     m = _GROUP.search(ctx.text)
     if m is None:
         return None
-    phrase = tokens(m.group(1) or m.group(2))
+    raw = m.group(1) or m.group(2) or m.group(3)
+    phrase = [ABBREVIATIONS.get(w, w) for w in tokens(raw)]
     func = ("size" if ctx.has("how many|number of|count") else "sum" if ctx.has("total|sum") else
             "mean" if ctx.has("average|mean") else None)
     if func is None:
         return Decline("I can count, sum or average per group without a model, not this.")
-    groups = [(t, str(c)) for t, frame in enumerate(ctx.frames) for c in frame.columns
-              if tokens(c) == phrase or (len(phrase) == 1 and tokens(c) in ([phrase[0], "name"], [phrase[0], "code"]))]
+    groups = _group_columns(ctx, phrase)
+    if not groups and len(phrase) > 1:  # "each department have" -> "department"
+        groups = _group_columns(ctx, phrase[:1])
+        phrase = phrase[:1] if groups else phrase
     if not groups:
         return Decline(f"I found no column for 'each {' '.join(phrase)}' without a model.")
-    start = len(ctx.text[: m.start(1) if m.group(1) else m.start(2)].split())
-    ctx.covered.update(range(start - 2, start + len(phrase)))  # "in each country" / "by country"
-    head_m = re.search(r"\b(?:how many|number of) (\w+)", ctx.text)
+    start = len(ctx.text[: m.start(m.lastindex or 1)].split())
+    ctx.covered.update(range(max(0, start - 2), start + len(phrase)))  # "in each country" / "by country"
+    head_m = re.search(r"\b(?:how many|number of|count(?: of)?(?: the)?) (\w+)", ctx.text)
     if func == "size":
         head = tokens(head_m.group(1))[0] if head_m else ""
-        tables = [t for t in range(len(ctx.frames)) if head and head in tokens(ctx.names[t])]
-        candidates = [(t, c) for t, c in groups if t in tables]
+        counted = ctx.counted_table(head) if head else None
+        candidates = [(t, c) for t, c in groups if counted is not None and t == counted]
         if len(candidates) != 1 or ctx.values:
             return Decline("I cannot tell which rows to count per group without a model.")
         t, column = candidates[0]
         ctx.covered.update(i for i, w in enumerate(ctx.toks) if w == head)
-        code = f"new_table = {_var(t)}.groupby({column!r}, dropna=False).size().reset_index(name='count')"
+        steps, frame = _base(ctx, t)
+        code = f"new_table = {frame}.groupby({column!r}, dropna=False).size().reset_index(name='count')"
         what = f"count the rows of {ctx.names[t]} per {column}"
     else:
         measures = [c for c in ctx.columns if c.numeric and c.score == 1.0 and (c.table, c.column) not in groups]
@@ -320,13 +497,14 @@ def _group_by(ctx: _Context) -> Plan | Decline | None:
             return Decline("The group and the measured column are in different tables; that needs a model.")
         t, column = candidates[0]
         for i, w in enumerate(ctx.toks):  # "of rivers", "in cities": the measured table's own name
-            if w in tokens(ctx.names[t]):
+            if w in tokens(ctx.names[t]) or ctx.row_nouns.get(i) == t:
                 ctx.covered.add(i)
-        code = (f"new_table = {_var(t)}.groupby({column!r}, dropna=False)[{measure.column!r}]"
+        steps, frame = _base(ctx, t)
+        code = (f"new_table = {frame}.groupby({column!r}, dropna=False)[{measure.column!r}]"
                 f".{func}().reset_index()")
         what = f"{func} of {measure.column} per {column}"
-    step = Planned("Retrieve", what, code, "One row per group.")
-    return Plan((step,), many=True, table_answer=True)
+    steps.append(Planned("Operate" if steps else "Retrieve", what, code, "One row per group."))
+    return Plan(tuple(steps), many=True, table_answer=True)
 
 
 def _aggregate(ctx: _Context) -> Plan | Decline | None:
@@ -351,6 +529,76 @@ def _aggregate(ctx: _Context) -> Plan | Decline | None:
     steps.append(Planned("Operate", f"{func} of {target.column}", f"new_table = {frame}[{target.column!r}].{func}()",
                          f"Take the {func} of {target.column}."))
     return Plan(tuple(steps))
+
+
+_TOP = [
+    re.compile(r"\b(top|bottom|first|last) (\d{1,3})\b"),
+    re.compile(rf"\b(\d{{1,3}}) ({_MAX}|{_MIN})\b"),
+    re.compile(rf"(?<!\bat )(?<!\bno )\b({_MAX}|{_MIN}) (\d{{1,3}})\b"),  # not "at least 3"
+    re.compile(rf"\b(\d{{1,3}}) \w+ (?:with|having|by) the ({_MAX}|{_MIN})\b"),
+]
+
+
+def _top_k(ctx: _Context) -> Plan | Decline | None:
+    """"who are the top 3 earners by salary", "list the 2 employees with the smallest bonus", "what
+    are the 3 largest amounts": the k rows with the largest (smallest) number, and the names of
+    their entity or the numbers themselves; a tie at the k-th row is a decline."""
+    m = next((found for pattern in _TOP if (found := pattern.search(ctx.text))), None)
+    if m is None:
+        return None
+    k = int(next(g for g in m.groups() if g.isdigit()))
+    word = next(g for g in m.groups() if not g.isdigit()).lower()
+    if k < 1:
+        return Decline("I can list the top 1 or more rows, not 0.")
+    if word in ("first", "last"):
+        return Decline("'first/last N' depends on the table's order; that needs a model.")
+    smallest = word == "bottom" or re.fullmatch(_MIN, word) is not None
+    number_at = len(ctx.text[: m.start()].split())
+    ctx.covered.update(i for i in range(number_at, len(ctx.text[: m.end()].split()))
+                       if ctx.toks[i] in (str(k), word) or ctx.toks[i] in ("the", "with", "having", "by"))
+    targets = [c for c in ctx.columns if c.numeric and ("id" not in tokens(c.column) or "id" in ctx.toks)]
+    if len({(c.table, c.column) for c in targets}) != 1:
+        return Decline("I cannot tell which number ranks the rows without a model.")
+    target = targets[0]
+    ctx.cover_column(target)
+    for i, w in enumerate(ctx.toks):  # "earners by salary": the ranked column's "by"
+        if w in ("earner", "by") or ctx.row_nouns.get(i) == target.table:
+            ctx.covered.add(i)
+    steps, frame = _base(ctx, target.table)
+    if ctx.values:
+        if any(v.table != target.table for v in ctx.values):
+            return Decline("Filters and the ranked column are in different tables; that needs a model.")
+        conditions = " & ".join(_filter_expr(frame, v) for v in ctx.values)
+        steps.append(Planned("Retrieve" if not steps else "Operate",
+                             "rows where " + ", ".join(f"{v.column} = {v.value}" for v in ctx.values),
+                             f"new_table = {frame}[{conditions}]", "Keep the rows the question is about."))
+        frame = "df"
+    method = "nsmallest" if smallest else "nlargest"
+    size = "smallest" if smallest else "largest"
+    steps.append(Planned("Operate" if steps else "Retrieve", f"the {k} rows with the {size} {target.column}",
+                         f"new_table = {frame}.{method}({k}, {target.column!r}, keep='all')",
+                         f"Rank by {target.column} and keep {k}."))
+    # "top 3 earners", "2 employees with the ...": the word after the count names rows, not numbers
+    after = number_at + 1 if m.re is _TOP[3] else len(ctx.text[: m.end()].split())
+    noun = after < len(ctx.toks) and (ctx.toks[after] == "earner" or ctx.row_nouns.get(after) == target.table)
+    wants_entity = ctx.has("which|who|whom") or (noun and after + 1 not in target.positions)
+    if wants_entity:
+        column = _name_column(ctx.frames[target.table])
+        if column is None:
+            return Decline("I cannot tell which column names the rows without a model.")
+        keep = column
+    else:
+        keep = target.column
+    steps.append(Planned("Operate", f"keep {keep}", f"new_table = df[[{keep!r}]]", "Read the answer."))
+    return Plan(tuple(steps), many=True, rows=k)
+
+
+def _name_column(frame: pd.DataFrame) -> str | None:
+    """The one column that names a table's rows: "name", "title", "*_name", "player", "team" ...."""
+    named = [str(c) for c in frame.columns if not is_number_column(frame, c)
+             and set(tokens(c)) & {"name", "title", "player", "team", "country", "nation", "city"}]
+    exact = [c for c in named if tokens(c) == ["name"]]
+    return exact[0] if len(exact) == 1 else named[0] if len(named) == 1 else None
 
 
 def _superlative(ctx: _Context) -> Plan | Decline | None:
@@ -450,21 +698,76 @@ def _asked_attribute(ctx: _Context, target: ColumnLink) -> ColumnLink | str | De
 
 
 def _lookup(ctx: _Context) -> Plan | Decline | None:
-    if len(ctx.values) != 1:
+    """One attribute of the row a value names ("what is the bonus of Eve?", "which dept is on
+    floor 7?"), in its own table or, through a join on a shared key, in another one ("the budget
+    of the department Bob works in"); "which employee made order O-7": the name of the row."""
+    if len(ctx.values) != 1 or ctx.has(_NOT_A_LOOKUP):
         return None
     row = ctx.values[0]
-    asked = [c for c in ctx.columns if c.column != row.column and c.table == row.table]
-    if len(asked) != 1:
+    candidates = [c for c in ctx.columns if (c.table, c.column) != (row.table, row.column)]
+    other_tables = {c.table for c in candidates if c.table != row.table}
+    keys: set[tuple[int, str]] = set()
+    if len(other_tables) == 1:
+        other_table = next(iter(other_tables))
+        key = _join_key(ctx.frames[row.table], ctx.frames[other_table])
+        if key is not None:
+            keys = {(row.table, key[0]), (other_table, key[1])}
+    asked = [c for c in candidates if (c.table, c.column) not in keys]  # the join key is how, not what
+    for c in candidates:
+        if (c.table, c.column) in keys:  # "the dept Bob works in": the key's own words
+            ctx.cover_column(c)
+    if len({(c.table, c.column) for c in asked}) == 1:
+        asked_table, asked_column = asked[0].table, asked[0].column
+        ctx.cover_column(asked[0])
+    elif not asked:
+        entity = _entity_column(ctx)
+        if entity is None:
+            return None
+        asked_table, asked_column = entity
+    else:
         return None
-    ctx.cover_column(asked[0])
-    frame = _var(row.table)
-    steps = (
-        Planned("Retrieve", f"the row where {row.column} = {row.value}",
-                f"new_table = {frame}[{_filter_expr(frame, row)}]", "Find the row the question names."),
-        Planned("Operate", f"keep {asked[0].column}", f"new_table = df[[{asked[0].column!r}]]",
-                f"Read its {asked[0].column}."),
-    )
-    return Plan(steps)
+    prefix = _one_table(ctx, {row.table, asked_table})
+    if isinstance(prefix, Decline):
+        return prefix
+    steps, frame, suffixes = prefix
+    other = next(iter(set(suffixes) - {asked_table}), None)
+    column = _col(asked_column, asked_table, suffixes, ctx.frames, other)
+    key_column = _col(row.column, row.table, suffixes, ctx.frames, next(iter(set(suffixes) - {row.table}), None))
+    first = not steps
+    steps.append(Planned("Retrieve" if first else "Operate", f"the row where {row.column} = {row.value}",
+                         f"new_table = {frame}[({frame}[{key_column!r}] == {row.value!r})]",
+                         "Find the row the question names."))
+    steps.append(Planned("Operate", f"keep {asked_column}", f"new_table = df[[{column!r}]]",
+                         f"Read its {asked_column}."))
+    return Plan(tuple(steps))
+
+
+# words that make "what X ... <value>" something other than reading the value's row
+_NOT_A_LOOKUP = ("before|after|than|above|below|over|under|next|previous|prior|following|preceding|between|"
+                 "behind|ahead|total|sum|average|mean|difference|more|less|fewer|most|least|same|other|another|"
+                 "first|last|only|besides|except|not|never|without")
+
+
+def _entity_column(ctx: _Context) -> tuple[int, str] | None:
+    """"which employee ...", "who ...": the name column of the table the noun names."""
+    m = re.search(r"\b(?:which|what) (\w+)", ctx.text)
+    noun = tokens(m.group(1))[0] if m and tokens(m.group(1)) else ""
+    positions = [i for i, w in enumerate(ctx.toks) if w == noun and i in ctx.row_nouns]
+    if positions:
+        t = ctx.row_nouns[positions[0]]
+    elif ctx.has("who"):
+        people = {t for t in ctx.row_nouns.values() if _lists_people(ctx.names[t], ctx.frames[t])}
+        people |= {t for t, f in enumerate(ctx.frames) if _lists_people(ctx.names[t], f)} if not people else set()
+        if len(people) != 1:
+            return None
+        t = next(iter(people))
+    else:
+        return None
+    column = _name_column(ctx.frames[t])
+    if column is None:
+        return None
+    ctx.covered.update(positions)
+    return t, column
 
 
 def _pair(ctx: _Context) -> tuple[ValueLink, ValueLink] | None:
