@@ -254,7 +254,11 @@ class AgentSpec:
       agent's options (slotfill: the scenario's groups and labels);
     * ``user_text``: the user's words in a graph input made by ``make_input`` (the transcript and
       the session list read it back from the checkpoints);
-    * ``doctor``: the agent's checks for ``graphagents doctor`` (its data, index, services).
+    * ``doctor``: the agent's checks for ``graphagents doctor`` (its data, index, services);
+    * ``warm``: work the agent's first turn would otherwise do inline (example vectors, an index),
+      run with the agent's :class:`BuildContext` by the server's warm-up before ``/readyz`` says
+      ready: done in a turn, it holds up that request and, through the GIL, every other turn of the
+      process meanwhile.
     """
 
     name: str
@@ -282,6 +286,7 @@ class AgentSpec:
     view_data: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
     user_text: Callable[[Mapping[str, Any]], str] = _default_user_text
     doctor: Callable[[DoctorContext], Sequence[Check]] | None = None
+    warm: Callable[[BuildContext], None] | None = None
 
     @property
     def options_help(self) -> dict[str, str]:
