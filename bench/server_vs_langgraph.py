@@ -347,7 +347,9 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs, load average {load_average()}; machine speed {machine_speed():.0f} ms "
           f"for the fixed workload (lower is faster); run {uuid.uuid4().hex[:6]}", flush=True)
-    if not args.mixed_only:
+    if not args.mixed_only and not LG_BIN.is_file():
+        print(f"peer comparison skipped: {LG_BIN} is missing (`make langgraph-check` installs LangGraph's server)")
+    elif not args.mixed_only:
         peer(args.sessions, args.ours, args.pg, args.langgraph, args.workers)
     if not args.no_mixed:
         mixed(args.mixed_sessions, args.uploaders, args.askers, args.workers, args.rounds)

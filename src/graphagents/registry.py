@@ -256,6 +256,10 @@ class AgentSpec:
       the session list read it back from the checkpoints);
     * ``doctor``: the agent's checks for ``graphagents doctor`` (its data, index, services);
     * ``check_session``: a check of a new session's options against what its user owns.
+    * ``warm``: work the agent's first turn would otherwise do inline (example vectors, an index),
+      run with the agent's :class:`BuildContext` by the server's warm-up before ``/readyz`` says
+      ready: done in a turn, it holds up that request and, through the GIL, every other turn of the
+      process meanwhile.
     """
 
     name: str
@@ -287,6 +291,7 @@ class AgentSpec:
     """Checks a new session's options (with defaults) against what its user owns, when the session
     is created: tableqa refuses a session that names another user's upload (``UnknownSessionError``,
     404) rather than failing at its first message."""
+    warm: Callable[[BuildContext], None] | None = None
 
     @property
     def options_help(self) -> dict[str, str]:

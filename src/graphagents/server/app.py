@@ -122,8 +122,9 @@ class Readiness:
         self.warm_seconds: float | None = None
 
     async def warm(self, pool: AgentPool) -> None:
-        """Build every agent, open their async checkpointers and load the Korean analyser, so that
-        no first request pays for a lazy load. A broken agent is logged, and the rest still serve."""
+        """Build every agent, open their async checkpointers, run their ``warm`` hooks and load the
+        Korean analyser, so that no first request pays for a lazy load. A broken agent is logged,
+        and the rest still serve."""
         started = time.perf_counter()
         await asyncio.to_thread(_warm_korean)
         names = pool.settings.warm_agents
@@ -131,6 +132,8 @@ class Readiness:
             try:
                 agent = await pool.get(name)
                 await asyncio.wrap_future(_loop.submit(agent.agraph(), agent.settings.turn_workers))
+                if agent.spec.warm is not None:
+                    await asyncio.to_thread(agent.spec.warm, agent.build_context)
             except Exception as exc:
                 log.error("warming agent %s failed: %s", name, type(exc).__name__, exc_info=exc)
                 self.warm_errors[name] = type(exc).__name__

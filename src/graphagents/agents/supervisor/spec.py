@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphagents.registry import AgentSpec, DoctorContext, SessionContext
+from graphagents.registry import AgentSpec, BuildContext, DoctorContext, SessionContext
 
 from .graph import build
 from .options import MAX_ROUNDS_LIMIT, SupervisorOptions
@@ -60,6 +60,17 @@ def _doctor(ctx: DoctorContext) -> Any:
     return checks(ctx)
 
 
+def _warm(build: BuildContext) -> None:
+    """The offline planner's example vectors, into the embedder the agent's context will use (see
+    ``context.open_context``): otherwise the first question computes them, about 6 s of CPU."""
+    from graphagents.retrieval import load_embedder
+
+    from .offline.classifier import example_matrix, load_examples
+
+    embedder = build.embedder
+    example_matrix(load_embedder() if embedder is None else embedder, load_examples())
+
+
 SPEC = AgentSpec(
     name="supervisor",
     title="Real-estate team supervisor",
@@ -76,4 +87,5 @@ SPEC = AgentSpec(
     evaluation=_evaluation,
     page_view="graphagents.agents.supervisor:view.js",
     doctor=_doctor,
+    warm=_warm,
 )
