@@ -61,3 +61,21 @@ def test_the_index_is_built_once(index: LawIndex, dataset: Path, where: Path) ->
     assert index.built is not None and index.built.added == live == len(index.store)
     again = LawIndex.open(load_articles(dataset), None, load_embedder(), data_dir=where)
     assert again.built is not None and (again.built.added, again.built.updated) == (0, 0)
+
+
+def test_the_questions_words_outweigh_the_thesaurus_additions() -> None:
+    weighted = LawIndex.query_terms("집주인이 수리를 안 해줘요", [], broaden=False)
+    assert weighted["집주인"] == 1.0 and weighted["수리"] == 1.0
+    assert weighted["임대인"] == 0.3  # 집주인 -> 임대인, added by the thesaurus
+    assert LawIndex.query_terms("계약", ["임대인"], broaden=False)["임대인"] == 1.0  # the plan's keyword is deliberate
+
+
+def test_a_thesaurus_title_does_not_pull_every_landlord_question_to_one_article(index: LawIndex) -> None:
+    """집주인 -> [임대인, 임대인의 의무]: at full weight the article titled 임대인의 의무 (민법 제623조) came
+    first for any question naming the landlord."""
+    cases = (("집주인 허락 없이 전세를 다른 사람에게 넘겨도 되나요?", "민법:제629조"),
+             ("집주인이 나가 달라는데 계약 기간을 정하지 않았어요. 얼마 뒤에 나가야 하나요?", "민법:제635조"))
+    for query, article in cases:
+        relevant = [h["id"] for h in index.search(query)["hits"] if h["relevant"]]
+        assert article in relevant[:3], (query, relevant)
+        assert relevant[0] != "민법:제623조"

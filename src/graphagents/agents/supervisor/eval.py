@@ -51,6 +51,8 @@ LATE = Path(__file__).parent / "evaldata" / "heldout_statutes_late.jsonl"
 """24 statute questions written after the statute search was tuned (evaldata/README.md)."""
 STATUTES = Path(__file__).parent / "evaldata" / "heldout_statutes.jsonl"
 """51 statute questions written for issue 23 before the statute search was reworked, frozen."""
+FRESH = Path(__file__).parent / "evaldata" / "heldout_statutes_fresh.jsonl"
+"""30 statute questions written after the search rework, before its vocabulary pass, frozen."""
 
 
 def _file(name: str, path: Path) -> Callable[[], list[Source]]:
@@ -67,6 +69,7 @@ DATASETS: dict[str, Callable[[], Sequence[Source]]] = {
     "heldout": _file("heldout", HELDOUT),
     "heldout_late": _file("heldout_late", LATE),
     "heldout_statutes": _file("heldout_statutes", STATUTES),
+    "heldout_statutes_fresh": _file("heldout_statutes_fresh", FRESH),
 }
 
 
