@@ -350,7 +350,8 @@ class Nodes:
         emergency = state.get("emergency") if isinstance(state.get("emergency"), Mapping) else None
         required = EMERGENCY_TOPICS.get(str(emergency.get("kind")), ()) if emergency else None
         offline = compose(text, docs, index, vector, intent=str(state.get("query_complexity") or "moderate"),
-                          extra_terms=_relevant_terms(state), gloss_vector=gloss_vector, required=required)
+                          extra_terms=_relevant_terms(state), gloss_vector=gloss_vector, required=required,
+                          entity_docs=self._entity_docs)
         citations = [{**self._cite(docs[c["doc_index"]]), "ref": c["ref"]} for c in offline.citations]
         result = {"answer": offline.answer, "citations": citations, "not_found": offline.not_found}
         if emergency:  # after the notice: only what the documents say about the symptom, or nothing
@@ -362,6 +363,17 @@ class Nodes:
         if model is not None and docs:
             result = self._model_answer(state, model, docs) or result
         return result
+
+    def _entity_docs(self, names: Sequence[str]) -> list[dict[str, Any]]:
+        """Passages that name ``names`` (BM25 on the names alone): what a "not found" reply says the
+        documents do cover."""
+        hits = self.r.corpus.ensure().search(" ".join(names), k=8, mode="bm25")
+        out = []
+        for hit in hits:
+            meta = hit.metadata or {}
+            out.append({"id": hit.id, "title": str(meta.get("title") or ""), "text": hit.text,
+                        "heading": str(meta.get("source_question") or meta.get("section") or "")})
+        return out
 
     def _cite(self, doc: Mapping[str, Any]) -> dict[str, Any]:
         return {"id": doc["id"], "title": doc.get("title", ""), "url": doc.get("url"),
