@@ -103,3 +103,23 @@ def test_a_look_alike_is_not_the_answer_and_korean_is_framed(make_agent: Any) ->
     assert "원문:" in what.text and "저혈압(Low Blood Pressure)의 개요에 관한 영어 문서" in what.text
     lines = [line for line in what.text.splitlines() if line.startswith("- ")]
     assert len(lines) == len(set(lines))
+
+
+def test_the_rerank_puts_the_asked_aspect_and_entity_first() -> None:
+    from graphagents.agents.rag.rerank import rerank
+    from graphagents.retrieval import Hit
+
+    def hit(i: str, title: str, heading: str, score: float) -> Hit:
+        return Hit(i, "text", score, {"title": title, "source_question": heading})
+
+    hits = [hit("prevent", "Shingles", "How to prevent Shingles ?", 0.024),
+            hit("what", "Shingles", "What is (are) Shingles ?", 0.023),
+            hit("symptoms", "Shingles", "What are the symptoms of Shingles ?", 0.016)]
+    ranked = rerank("What are the symptoms of shingles?", "What are the symptoms of shingles?", hits)
+    assert [h.id for h in ranked] == ["symptoms", "prevent", "what"]
+    assert ranked[0].score > hits[0].score  # the new score is kept on the hit
+    bp = [hit("high", "High Blood Pressure", "What is (are) High Blood Pressure ?", 0.024),
+          hit("low", "Low Blood Pressure", "What is (are) Low Blood Pressure ?", 0.020)]
+    assert rerank("저혈압이 뭐예요?", "저혈압이 뭐예요? low blood pressure", bp)[0].id == "low"
+    assert rerank("고혈압이 뭐예요?", "고혈압이 뭐예요? high blood pressure", bp)[0].id == "high"
+    assert [h.id for h in rerank("x", "x", [])] == []

@@ -277,7 +277,7 @@ def clean_sentence(text: str) -> str | None:
 
 
 def _dedupe_key(text: str) -> str:
-    return re.sub(r"[^a-z0-9가-힣]+", " ", text.lower()).strip()
+    return re.sub(r"[^a-z0-9가-힣]+", "", text.lower())
 
 
 def korean_frame(doc: Mapping[str, Any], ref: int, *, english: bool = True) -> str:
