@@ -60,7 +60,7 @@ def test_the_report_and_the_oracles_citations(oracle_run: Report) -> None:
     data = oracle_run.to_json()
     assert data["groups"]["kind"]["question"]["n"] == 4 and data["groups"]["kind"]["emergency"]["n"] == 4
     assert data["groups"]["kind"]["cache"]["n"] >= 6
-    assert set(data["metrics"]["retrieval"]) == {"bm25", "dense", "hybrid"}
+    assert set(data["metrics"]["retrieval"]) == {"bm25", "dense", "hybrid", "rerank"}
     for mode in data["metrics"]["retrieval"].values():
         assert set(mode) == {"recall@8", "precision@8", "mrr", "ndcg@10"}
     assert data["metrics"]["answers"]["citation_correct"] == 1.0

@@ -16,7 +16,7 @@ aspects ("side effects") no quoted sentence covers, and declines when no sentenc
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,7 @@ import numpy as np
 
 from graphagents.retrieval import sentences
 
+from .guard import ASPECT_NAMES, TopicGuard, heading_aspect
 from .query import ASPECT_WORDS, focus_terms, is_korean
 
 __all__ = ["NOT_FOUND_EN", "NOT_FOUND_KO", "SUPPORT_THRESHOLD", "Composed", "SentenceIndex", "compose", "safety_note"]
@@ -124,15 +125,21 @@ def covered(terms: Sequence[str], text: str) -> list[str]:
 
 def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceIndex, question_vector: np.ndarray,
             *, intent: str = "moderate", extra_terms: Sequence[str] = (),
-            gloss_vector: np.ndarray | None = None, required: Sequence[str] | None = None) -> Composed:
+            gloss_vector: np.ndarray | None = None, required: Sequence[str] | None = None,
+            guard: TopicGuard | None = None,
+            entity_docs: Callable[[Sequence[str]], Sequence[Mapping[str, Any]]] | None = None) -> Composed:
     """The extractive answer to ``question`` from ``docs`` (best first). ``gloss_vector`` is the
     embedding of the question's English gloss (the retrieval query: aspects and canonical names in
     English); a sentence's similarity is the better of the two, which helps Korean questions.
     ``required``: when given, a quoted sentence must contain one of these (lower-case) substrings
-    (after an emergency notice, only text about the symptom)."""
+    (after an emergency notice, only text about the symptom). ``guard``: the topic guard (entity and
+    aspect asked; :mod:`.guard`); by default the one of ``question``. ``entity_docs``: passages that
+    name the asked entities (a search by their names), for the "what the documents cover" line of a
+    "not found" answer."""
     korean = is_korean(question)
     focus = [*focus_terms(question), *(t for t in extra_terms if t)]
     topics = [t for t in focus if t not in _ASPECT_WORDS]
+    guard = guard if guard is not None else TopicGuard.for_question(question, [t for t in extra_terms if t])
     sims = index.similarities(question_vector)
     if gloss_vector is not None and len(sims):
         sims = np.maximum(sims, index.similarities(gloss_vector))
@@ -150,7 +157,8 @@ def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceInd
     scored.sort(key=lambda t: (-t[0], t[2]))
     best = scored[0][1] if scored else 0.0
     limit = SENTENCES_BY_INTENT.get(intent, 4)
-    chosen: list[int] = []
+    chosen: list[tuple[int, str]] = []
+    seen: set[str] = set()
     per_doc: dict[int, int] = {}
     for _score, sim, i in scored:
         if len(chosen) >= limit:
@@ -162,37 +170,152 @@ def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceInd
             continue
         if sentence.doc_index not in per_doc and len(per_doc) >= PASSAGES_BY_INTENT.get(intent, 3):
             continue
+        text = clean_sentence(sentence.text)
+        if text is None:
+            continue  # a heading or a question, not a fact
+        key = _dedupe_key(text)
+        if key in seen:
+            continue  # the same sentence from another passage (MedQuAD repeats its summaries)
+        doc = docs[sentence.doc_index] if sentence.doc_index < len(docs) else {}
         if topics and not covered(topics, sentence.text) and not covered(topics, _doc_title(docs, sentence.doc_index)):
             continue  # a sentence about something else the question did not ask about
-        if required is not None and not any(r in sentence.text.lower() for r in required):
+        if not guard.allows(text, doc):
+            continue  # another entity (high vs low blood pressure) or another aspect (treatment vs symptoms)
+        if required is not None and not any(r in text.lower() for r in required):
             continue
-        chosen.append(i)
+        chosen.append((i, text))
+        seen.add(key)
         per_doc[sentence.doc_index] = per_doc.get(sentence.doc_index, 0) + 1
+    if chosen and guard.needs_bleeding_warning and not any("bleed" in t.lower() for _, t in chosen):
+        chosen = []  # a side effect / interaction answer about a blood thinner without the bleeding warning
     if not chosen:
         text = NOT_FOUND_KO if korean else NOT_FOUND_EN
-        return Composed(f"{text}\n\n{safety_note(korean)}", not_found=True, missing=list(focus),
+        parts = [text]
+        extra = entity_docs(sorted(guard.entities)) if entity_docs is not None and guard.entities else ()
+        cover = guard.coverage([*docs, *extra], korean)
+        if cover:
+            parts.append(cover)
+        if guard.needs_bleeding_warning:
+            parts.append(_bleeding_line(korean))
+        return Composed("\n".join(parts) + f"\n\n{safety_note(korean)}", not_found=True, missing=list(focus),
                         best_similarity=round(best, 4))
     # passage numbers in order of first citation; sentences grouped by passage, in passage order
-    chosen.sort(key=lambda i: (index.items[i].doc_index, i))
+    chosen.sort(key=lambda c: (index.items[c[0]].doc_index, c[0]))
     refs: dict[int, int] = {}
     lines: list[str] = []
     quoted: list[str] = []
-    for i in chosen:
+    for i, text in chosen:
         sentence = index.items[i]
+        new = sentence.doc_index not in refs
         ref = refs.setdefault(sentence.doc_index, len(refs) + 1)
-        lines.append(f"- {_BULLET.sub('', sentence.text)} [{ref}]")  # the source's own bullet is dropped
-        quoted.append(sentence.text)
+        english_source = not is_korean(text)
+        if korean and new:
+            lines.append(korean_frame(docs[sentence.doc_index], ref, english=english_source))
+        lines.append(f"- 원문: {text} [{ref}]" if korean and english_source else f"- {text} [{ref}]")
+        quoted.append(text)
     answer_text = " ".join(quoted) + " " + " ".join(_doc_title(docs, d) for d in refs)
-    missing = [t for t in focus if not _contains(answer_text, t)]
-    head = "문서에서 찾은 내용입니다 (원문 인용):" if korean else "From the documents:"
+    missing = _missing_aspects(guard, focus, answer_text, [docs[d] for d in refs], korean)
+    if korean and not all(is_korean(q) for q in quoted):
+        head = ("문서에서 찾은 내용입니다. 자료가 영어로 되어 있어 원문을 그대로 인용하고, "
+                "각 문서가 무엇에 관한 것인지 한국어로 적었습니다.")
+    else:
+        head = "문서에서 찾은 내용입니다:" if korean else "From the documents:"
     parts = [head, *lines]
     if missing:
         names = ", ".join(missing)
         parts.append(f"\n문서에서 다음 내용은 찾지 못했습니다: {names}." if korean
                      else f"\nThe documents do not cover: {names}.")
+    if guard.needs_bleeding_warning:
+        parts.append("\n" + _bleeding_line(korean))
     parts.append("\n" + safety_note(korean))
     citations = [{"ref": ref, "doc_index": d} for d, ref in sorted(refs.items(), key=lambda kv: kv[1])]
     return Composed("\n".join(parts), citations, quoted, False, missing, round(best, 4))
+
+
+def _bleeding_line(korean: bool) -> str:
+    return ("혈액 희석제(항응고제)를 드시는 중이라면 다른 약을 함께 먹기 전에 출혈 위험을 의사·약사와 꼭 상의하세요."
+            if korean else "If you take a blood thinner, ask your doctor or pharmacist about bleeding risk before "
+            "taking any other medicine with it.")
+
+
+_GLUED_HEADING = re.compile(r"^([A-Z][^.?!]{0,60}?)\.(?=[A-Z][a-z])")
+_CAPITAL_FUNCTION = frozenset({"A", "An", "The", "By", "Of", "For", "To", "In", "On", "With", "And", "Or", "If", "You",
+                               "Your", "Is", "Are", "Do", "Does", "What", "How", "When", "Who", "Why", "Then",
+                               "About", "From", "At", "It"})
+_CONNECTORS = frozenset({"a", "an", "the", "of", "and", "or", "to", "for", "in", "on", "with", "by"})
+
+
+def clean_sentence(text: str) -> str | None:
+    """A quotable sentence: the source's bullet, a heading glued in front ("Chest pain or
+    discomfort.Most heart attacks ...", "Caused By A Virus Shingles is caused ...") removed; None for
+    a heading or a question ("What Causes Shingles?")."""
+    text = _BULLET.sub("", text).strip()
+    if not text or text.endswith("?") or text.endswith(":"):
+        return None
+    glued = _GLUED_HEADING.match(text)
+    if glued and len(glued.group(1).split()) <= 8:
+        text = text[glued.end():].strip()
+    words = text.split()
+    prefix = 0
+    for n, word in enumerate(words):
+        bare = word.strip(",;")
+        if bare[:1].isupper() or (n and bare in _CONNECTORS):
+            prefix = n + 1
+            continue
+        break
+    head = words[:prefix]
+    if len(head) >= 3 and any(w.strip(",") in _CAPITAL_FUNCTION for w in head[1:]) or \
+            len(head) >= 3 and sum(w.endswith(",") for w in head) >= 2:
+        # a headline run ("Burning, Itching, Tingling, Then a Rash An outbreak ..."): the sentence
+        # starts at its last capitalised word
+        last = max(n for n, w in enumerate(head) if w[:1].isupper())
+        if last > 0:
+            text = " ".join(words[last:])
+    if len(text) < 20 or not re.search(r"[a-z가-힣]{2,}\s+[a-z가-힣]{2,}", text):
+        return None
+    return text
+
+
+def _dedupe_key(text: str) -> str:
+    return re.sub(r"[^a-z0-9가-힣]+", "", text.lower())
+
+
+def korean_frame(doc: Mapping[str, Any], ref: int, *, english: bool = True) -> str:
+    """The Korean line above a passage's quotes: which document it is and what it is about, from
+    the lexicon's Korean name of its topic and the aspect its heading answers ("[1] 대상포진(Shingles)의
+    증상에 관한 영어 문서")."""
+    from .lexicon import find_terms, korean_name
+
+    title = str(doc.get("title") or "")
+    aspect = ASPECT_NAMES[heading_aspect(str(doc.get("heading") or ""))][0]
+    names = [korean_name(t.canonical) for t in find_terms(title)]
+    ko = next((n for n in names if n), None)
+    if not title:
+        return f"[{ref}] {aspect}에 관한 {'영어 ' if english else ''}문서:"
+    subject = f"{ko}({title})" if ko or not english else f"{title}(한국어 이름 없음)"
+    if not english and not ko:
+        subject = title
+    return f"[{ref}] {subject}의 {aspect}에 관한 {'영어 ' if english else ''}문서:"
+
+
+def _missing_aspects(guard: TopicGuard, focus: Sequence[str], answer_text: str,
+                     cited: Sequence[Mapping[str, Any]], korean: bool) -> list[str]:
+    """The asked aspects and entities the quoted sentences do not cover, by name (never plain words)."""
+    from .lexicon import find_terms, korean_name
+
+    out: list[str] = []
+    named = {t.canonical for t in find_terms(answer_text)}
+    own = {heading_aspect(str(d.get("heading") or "")) for d in cited}
+    for aspect in guard.aspects:
+        if aspect in own or guard.aspect_ok(answer_text, {"heading": ""}):
+            continue
+        out.append(ASPECT_NAMES[aspect][0 if korean else 1])
+    for entity in sorted(guard.entities):
+        if entity not in named and not _contains(answer_text, entity):
+            name = korean_name(entity) if korean else None
+            out.append(f"{name}({entity})" if name else entity)
+    del focus
+    return out
 
 
 def _doc_title(docs: Sequence[Mapping[str, Any]], i: int) -> str:

@@ -65,7 +65,7 @@ EMERGENCY_TOPICS: dict[str, tuple[str, ...]] = {
     "seizure": ("seizure", "convulsion"),
     "unconscious": ("unconscious", "loss of consciousness", "fainting", "coma"),
     "bleeding": ("severe bleeding", "heavy bleeding", "blood loss", "vomiting blood"),
-    "overdose": ("overdose", "poison control", "poisoning"),
+    "overdose": ("overdose", "poison control"),
 }
 """What a quoted sentence after the notice must be about (lower-case substrings of the English corpus).
 Kinds without an entry (suicide, infant fever, bleeding in pregnancy) get the notice and nothing else:

@@ -40,7 +40,7 @@ __all__ = ["EVALUATION", "load_cases", "retrieval_metrics", "score"]
 BUNDLED = Path(__file__).parent / "evaldata"
 """rag's evaluation sets (the dev questions and cache traps come from MedQuAD, CC BY 4.0: see
 evaldata/README.md)."""
-MODES = ("bm25", "dense", "hybrid")
+MODES = ("bm25", "dense", "hybrid", "rerank")
 K = 8
 
 
@@ -172,17 +172,20 @@ def _start(ctx: EvalContext) -> Iterator[Any]:
     def question(case: Case) -> Output:
         from .language import named_terms
         from .query import retrieval_query
+        from .rerank import search as rerank_search
 
         gold = set(case.expected)
         query = retrieval_query(str(case.input), {}, extra=named_terms(str(case.input)))
         vector = store().embedder.embed_one(query)
-        ranked = {mode: [h.id for h in store().search(query, k=10, mode=mode, vector=vector, weights=weights)]
+        named = named_terms(str(case.input))
+        ranked = {mode: [h.id for h in rerank_search(store(), str(case.input), query, k=10, mode=mode, vector=vector,
+                                                     weights=weights, named=named)]
                   for mode in MODES}
         # a question the documents do not answer has no gold passage: it counts for answers, not retrieval
         data: dict[str, Any] = {"retrieval": {m: retrieval_metrics(ids, gold) for m, ids in ranked.items()}
                                 if gold else {}, "answered": answers}
         if not answers:
-            return Output(ranked["hybrid"][:K], data)
+            return Output(ranked["rerank"][:K], data)
         session = agent.session(None, user_id="eval")
         usage = [session.send(str(m)).usage for m in case.metadata.get("setup") or []]
         reply = session.send(str(case.input))
@@ -247,8 +250,8 @@ def _score_question(case: Case, output: Output) -> Score:
     metrics: dict[str, Any] = {f"{m}.{k}": round(v, 4) for m, values in (output.data.get("retrieval") or {}).items()
                                for k, v in values.items()}
     if not output.data.get("answered"):  # retrieval only: the agent's own mode is judged
-        recall = float(metrics.get(f"hybrid.recall@{K}", 0.0))
-        note = f"retrieval only: hybrid recall@{K} {recall:.2f}"
+        recall = float(metrics.get(f"rerank.recall@{K}", 0.0))
+        note = f"retrieval only: rerank recall@{K} {recall:.2f}"
         if recall == 1.0:
             return Score("right", metrics, note)
         return Score("partial" if recall > 0 else "wrong", metrics, note)
@@ -386,7 +389,8 @@ EVALUATION = Evaluation(
     scorer=score,
     summarize=summarize,
     datasets=DATASETS,
-    headline=(f"retrieval.hybrid.recall@{K}", "retrieval.hybrid.mrr", f"retrieval.bm25.recall@{K}",
+    headline=(f"retrieval.rerank.recall@{K}", "retrieval.rerank.mrr", f"retrieval.hybrid.recall@{K}",
+              "retrieval.hybrid.mrr", f"retrieval.bm25.recall@{K}", f"retrieval.dense.recall@{K}",
               "answers.citation_correct", "cache.trap_false_hits", "emergency.precision", "emergency.recall"),
     groups=("kind", "lang"),
     oracle=_oracle,

@@ -29,7 +29,7 @@ from graphagents.llm.answer import stream_answer
 from graphagents.llm.degrade import report_degraded
 from graphagents.settings import Settings
 
-from . import language
+from . import language, profile_notes
 from .compose import NOT_FOUND_EN, NOT_FOUND_KO, SentenceIndex, compose, safety_note
 from .corpus import Corpus, corpus_for
 from .emergency import EMERGENCY_TOPICS
@@ -39,6 +39,7 @@ from .options import RagOptions, effective_settings
 from .profiles import ProfileStore, normalised, profile_store_for
 from .prompts import PROMPTS
 from .query import is_korean, profile_relevant, profile_terms, retrieval_query
+from .rerank import search as rerank_search
 from .state import PER_TURN_RESET
 from .tokens import TokenCounter, TokenPlan
 
@@ -215,8 +216,18 @@ class Nodes:
             store.put(user_id, after)
             emit(DecisionEvent("profile", "updated", "new health information merged into the profile",
                                {"slots": [s for s in language.SLOTS if after[s] != before[s]]}))
+        text = str(state.get("user_text", ""))
+        korean = is_korean(text)
+        notes = profile_notes.changes(before, after, korean)
+        unread = profile_notes.unreadable_drugs(text)
+        if unread:
+            names = ", ".join(unread)
+            notes.append(f"'{names}'은(는) 약 이름으로 알아보지 못해 프로필에 넣지 않았어요. 성분명이나 제품명을 "
+                         "다시 알려 주세요." if korean else
+                         f"I could not read {names!r} as a medicine name, so it is not in your profile; tell me "
+                         "its generic or brand name.")
         return {"profile": after, "profile_summary": language.profile_summary(after),
-                "profile_store": store.describe()}
+                "profile_store": store.describe(), "profile_changes": notes}
 
     # ----- assemble_context -------------------------------------------------------------------------
 
@@ -284,7 +295,8 @@ class Nodes:
     # ----- retrieve ---------------------------------------------------------------------------------
 
     def retrieve(self, state: Mapping[str, Any]) -> dict[str, Any]:
-        """Hybrid BM25 + dense with RRF (k = 60) over the corpus; passages deduplicated by content hash
+        """Hybrid BM25 + dense with RRF (k = 60) over the corpus, its top 20 reranked by topic and
+        aspect (``rerank.py``, the default ``retrieval_mode``); passages deduplicated by content hash
         across this turn's iterations (their hashes kept per iteration)."""
         iteration = int(state.get("iteration_count") or 0)
         _, config, _ = self._turn_settings(state)
@@ -294,8 +306,9 @@ class Nodes:
         vector = None
         if iteration == 0 and query == state.get("user_text") and state.get("query_vector"):
             vector = np.asarray(state["query_vector"], np.float32)
-        hits = store.search(query, k=k, mode=config["retrieval_mode"], vector=vector,
-                            weights=(1.0, float(config["dense_weight"])))
+        text = str(state.get("user_text", ""))
+        hits = rerank_search(store, text, query, k=k, mode=config["retrieval_mode"], vector=vector,
+                             weights=(1.0, float(config["dense_weight"])), named=language.named_terms(text))
         history = [list(h) for h in state.get("retrieved_docs_history") or []]
         seen = {h for hashes in history for h in hashes}
         docs = []
@@ -350,7 +363,8 @@ class Nodes:
         emergency = state.get("emergency") if isinstance(state.get("emergency"), Mapping) else None
         required = EMERGENCY_TOPICS.get(str(emergency.get("kind")), ()) if emergency else None
         offline = compose(text, docs, index, vector, intent=str(state.get("query_complexity") or "moderate"),
-                          extra_terms=_relevant_terms(state), gloss_vector=gloss_vector, required=required)
+                          extra_terms=_relevant_terms(state), gloss_vector=gloss_vector, required=required,
+                          entity_docs=self._entity_docs)
         citations = [{**self._cite(docs[c["doc_index"]]), "ref": c["ref"]} for c in offline.citations]
         result = {"answer": offline.answer, "citations": citations, "not_found": offline.not_found}
         if emergency:  # after the notice: only what the documents say about the symptom, or nothing
@@ -362,6 +376,17 @@ class Nodes:
         if model is not None and docs:
             result = self._model_answer(state, model, docs) or result
         return result
+
+    def _entity_docs(self, names: Sequence[str]) -> list[dict[str, Any]]:
+        """Passages that name ``names`` (BM25 on the names alone): what a "not found" reply says the
+        documents do cover."""
+        hits = self.r.corpus.ensure().search(" ".join(names), k=8, mode="bm25")
+        out = []
+        for hit in hits:
+            meta = hit.metadata or {}
+            out.append({"id": hit.id, "title": str(meta.get("title") or ""), "text": hit.text,
+                        "heading": str(meta.get("source_question") or meta.get("section") or "")})
+        return out
 
     def _cite(self, doc: Mapping[str, Any]) -> dict[str, Any]:
         return {"id": doc["id"], "title": doc.get("title", ""), "url": doc.get("url"),
@@ -537,7 +562,14 @@ class Nodes:
             note = "" if safety_note(korean) in answer else f"\n{safety_note(korean)}"
             answer = f"{answer}\n\n{safety_warning(concerns, korean)}{note}"
         emergency = state.get("emergency")
-        reply = f"{emergency['notice']}\n\n{answer}" if emergency else answer
+        if (state.get("answer") and not state.get("cache_hit") and not emergency
+                and state.get("query_complexity") != "greeting" and state.get("mode") != "llm"):
+            warnings = profile_notes.profile_warnings(state.get("profile") or {}, text, self._evidence(state), korean)
+            if warnings:  # code-side: whatever the model wrote, the profile's warnings are in the reply
+                answer = f"{answer}\n\n" + "\n".join(warnings)
+        changes = [str(c) for c in state.get("profile_changes") or []]
+        head = ("(프로필: " if korean else "(Profile: ") + " ".join(changes) + ")\n\n" if changes else ""
+        reply = f"{emergency['notice']}\n\n{head}{answer}" if emergency else f"{head}{answer}"
         if (not state.get("cache_hit") and state.get("mode") != "llm" and self.r.options.cache_enabled
                 and state.get("cache_signature") and not state.get("not_found") and state.get("answer")
                 and state.get("query_complexity") != "greeting" and not state.get("stop_reason")):

@@ -40,7 +40,8 @@ class AgentConfig(BaseModel):
     cache_threshold: float = Field(0.85, gt=0.0, le=1.0, description="cosine needed for a semantic cache hit")
     context_window: int = Field(12_800, ge=2_000, le=2_000_000,
                                 description="the model's context window; the token plan scales to it")
-    retrieval_mode: Literal["hybrid", "bm25", "dense"] = Field("hybrid", description="retriever(s) used")
+    retrieval_mode: Literal["rerank", "hybrid", "bm25", "dense"] = Field(
+        "rerank", description="retriever(s) used; rerank = hybrid top 20 reranked by topic and aspect")
     dense_weight: float = Field(0.5, ge=0.0, le=2.0,
                                 description="RRF weight of the dense list (BM25's is 1); docs/rag.md says why 0.5")
 
@@ -85,7 +86,7 @@ class ConfigPatch(BaseModel):
     retrieval_k: int | None = Field(None, ge=1, le=50)
     cache_threshold: float | None = Field(None, gt=0.0, le=1.0)
     context_window: int | None = Field(None, ge=2_000, le=2_000_000)
-    retrieval_mode: Literal["hybrid", "bm25", "dense"] | None = None
+    retrieval_mode: Literal["rerank", "hybrid", "bm25", "dense"] | None = None
     dense_weight: float | None = Field(None, ge=0.0, le=2.0)
 
 

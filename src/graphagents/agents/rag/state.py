@@ -35,6 +35,7 @@ class AgentState(StepState, total=False):
     slot_out: dict[str, Any]  # this turn's extraction: 6 slots + removals
     profile: dict[str, Any]  # the merged, stored profile (6 slots)
     profile_summary: str
+    profile_changes: list[str]  # this turn's profile changes and unreadable names, said in the reply
     profile_store: Any  # the note keeps the store object here; we keep its description (JSON-able)
     system_prompt: str
     user_prompt: str
@@ -88,6 +89,7 @@ class AgentState(StepState, total=False):
 
 PER_TURN_RESET: dict[str, Any] = {
     "slot_out": {},
+    "profile_changes": [],
     "system_prompt": "",
     "user_prompt": "",
     "context_prompt": "",
