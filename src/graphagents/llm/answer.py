@@ -21,7 +21,7 @@ from ..events import TokenEvent, emit
 from .json_output import clean_text
 from .limits import content_text
 
-__all__ = ["Answer", "cut_note", "stream_answer"]
+__all__ = ["Answer", "cut_note", "sample_texts", "stream_answer"]
 
 
 @dataclass(frozen=True)
@@ -75,3 +75,23 @@ def stream_answer(model: Any, messages: Sequence[BaseMessage], *, config: Any = 
     if cut and text:
         text += cut_note(cap, korean)
     return Answer(text, cut)
+
+
+def sample_texts(model: Any, messages: Sequence[BaseMessage], n: int, *, config: Any = None) -> list[str]:
+    """``n`` answers to the same messages: one request with ``n`` choices when the model has that
+    setting (OpenAI-compatible providers: issue 24, sampling sent N identical requests), else ``n``
+    calls. Each text is cleaned of lone surrogates."""
+    if n <= 1:
+        return [clean_text(content_text(model.invoke(list(messages), config=config).content))]
+    fields = getattr(type(model), "model_fields", {})
+    if "n" in fields:
+        from langchain_core.runnables.config import ensure_config
+
+        run = ensure_config(config)  # inside a graph node: the node's config (the turn's usage callbacks)
+        sampler = model.model_copy(update={"n": n})
+        result = sampler.generate([list(messages)], callbacks=run.get("callbacks"), tags=run.get("tags"),
+                                  metadata=run.get("metadata"))
+        texts = [clean_text(content_text(g.message.content)) for g in result.generations[0]]
+        if texts:
+            return texts[:n] + texts[-1:] * (n - len(texts))
+    return [clean_text(content_text(model.invoke(list(messages), config=config).content)) for _ in range(n)]

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
+
+from graphagents.llm import MAX_OUTPUT_CHARS
+from graphagents.llm.answer import sample_texts
 
 from .actions import Action, ActionParseError, majority, parse_action
 from .coder import coder_prompt, extract_code, preview
@@ -70,20 +72,12 @@ def planner_prompt(
     )
 
 
-def _ask(model: BaseChatModel, messages: list[Any]) -> str:
-    reply = model.invoke(messages)
-    content = reply.content
-    if isinstance(content, list):
-        content = "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
-    return str(content)
-
-
 def choose_action(model: BaseChatModel, prompt: str, samples: int) -> PlanChoice:
     actions: list[Action] = []
     errors: list[str] = []
     first = ""
-    for _ in range(samples):
-        text = _ask(model, [HumanMessage(prompt)])
+    for text in sample_texts(model, [HumanMessage(prompt)], samples):  # one request with n choices when it can
+        text = text[:MAX_OUTPUT_CHARS]  # capped before any parsing (issue 26, item 7)
         first = first or text
         if "Action" not in text and "Thought" not in text.split("\n", 1)[0]:
             text = "Thought: " + text  # the prompt ends with "Thought n:", so a reply may start mid-line
@@ -113,6 +107,6 @@ def llm_code_writer(
         if error:
             prompt += f"\n# 이전 코드의 오류 (고쳐서 다시 작성하세요): {error}\n"
         messages = [SystemMessage(load("coder_system.md")), HumanMessage(prompt)]
-        return [extract_code(_ask(model, messages)) for _ in range(n)]
+        return [extract_code(text[:MAX_OUTPUT_CHARS]) for text in sample_texts(model, messages, n)]
 
     return write
