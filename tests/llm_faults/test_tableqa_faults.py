@@ -76,3 +76,19 @@ def test_sampling_asks_once_with_n_choices(openai_server: Any, tmp_path: Any) ->
     coder = [b for b in server.requests if b["messages"][0]["role"] == "system"]
     assert [b.get("n") for b in planner] == [3, 3] and [b.get("n") for b in coder] == [2]
     assert reply.usage.model_calls == 3  # two planner turns and one coder turn, not 3 + 3 + 2
+
+
+def test_a_single_planner_turn_streams(openai_server: Any, tmp_path: Any) -> None:
+    """Issue 24, defect 9: tableqa's planner turn (its Finish answer included) streams as tokens."""
+    turn = "Thought: Cy Park has the fewest points.\nAction: Finish[Cy Park]"
+    server = openai_server(lambda body: Reply(text=turn, chunk_chars=5))
+    agent = ga.load("tableqa", server.model_spec, settings=fast_settings(tmp_path),
+                    tables=[f"players={get_store().put(PLAYERS)}"], plan_samples=1)
+    events = list(agent.session().stream("which player has the least points?"))
+    from graphagents.events import TokenEvent
+
+    tokens = [e.text for e in events if isinstance(e, TokenEvent) and e.section == "reasoning"]
+    assert len(tokens) > 3 and "".join(tokens) == turn
+    assert server.requests[0]["stream"] is True
+    final = events[-1]
+    assert isinstance(final, FinalEvent) and final.state.get("answer") == ["Cy Park"]

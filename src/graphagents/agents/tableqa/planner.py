@@ -14,7 +14,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from graphagents.llm import MAX_OUTPUT_CHARS
-from graphagents.llm.answer import sample_texts
+from graphagents.llm.answer import sample_texts, stream_answer
 
 from .actions import Action, ActionParseError, majority, parse_action
 from .coder import coder_prompt, extract_code, preview
@@ -76,7 +76,11 @@ def choose_action(model: BaseChatModel, prompt: str, samples: int) -> PlanChoice
     actions: list[Action] = []
     errors: list[str] = []
     first = ""
-    for text in sample_texts(model, [HumanMessage(prompt)], samples):  # one request with n choices when it can
+    if samples == 1:  # one turn: streamed as it is written (the page's trace and `--verbose` show it)
+        texts = [stream_answer(model, [HumanMessage(prompt)], limit=MAX_OUTPUT_CHARS, section="reasoning").text]
+    else:  # one request with n choices when the model has n
+        texts = sample_texts(model, [HumanMessage(prompt)], samples)
+    for text in texts:
         text = text[:MAX_OUTPUT_CHARS]  # capped before any parsing (issue 26, item 7)
         first = first or text
         if "Action" not in text and "Thought" not in text.split("\n", 1)[0]:
