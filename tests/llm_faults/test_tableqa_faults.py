@@ -92,3 +92,27 @@ def test_a_single_planner_turn_streams(openai_server: Any, tmp_path: Any) -> Non
     assert server.requests[0]["stream"] is True
     final = events[-1]
     assert isinstance(final, FinalEvent) and final.state.get("answer") == ["Cy Park"]
+
+
+def test_the_planner_uses_the_providers_tool_calling(openai_server: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    """Issue 24: tool calling where the provider has it: the actions go as tools and a tool call is
+    the planner's action (the text protocol stays for offline and scripted models)."""
+    from graphagents.settings import get_settings
+
+    calls = iter([Reply(text="the lowest points first.",
+                        tool_calls=[{"name": "Calculate", "arguments": {"input": "7 + 0"}}]),
+                  Reply(text="", tool_calls=[{"name": "Finish", "arguments": {"input": "Cy Park"}}])])
+    server = openai_server(lambda body: next(calls))
+    monkeypatch.setenv("GRAPHAGENTS_LLM_STRUCTURED_OUTPUT", "on")
+    get_settings.cache_clear()
+    try:
+        agent = ga.load("tableqa", server.model_spec, settings=fast_settings(tmp_path),
+                        tables=[f"players={get_store().put(PLAYERS)}"], plan_samples=1)
+        reply = agent.session().send("which player has the least points?")
+    finally:
+        monkeypatch.delenv("GRAPHAGENTS_LLM_STRUCTURED_OUTPUT")
+        get_settings.cache_clear()
+    assert reply.state.get("answer") == ["Cy Park"], reply.text
+    assert [s["action"] for s in reply.state["steps"]] == ["Calculate", "Finish"]
+    tools = [t["function"]["name"] for t in server.requests[0]["tools"]]
+    assert tools == ["Retrieve", "Operate", "Calculate", "Finish"]

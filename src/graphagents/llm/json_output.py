@@ -318,3 +318,21 @@ async def ainvoke_json(
 
 def one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())[:300]
+
+
+_TOOL_PROVIDERS = frozenset({"ChatOpenAI", "ChatAnthropic", "ChatGoogleGenerativeAI", "ChatOllama"})
+
+
+def native_tools(model: Any, mode: str | None = None) -> bool:
+    """True when a tool loop may bind its tools to ``model`` (``bind_tools``): a provider model of
+    OpenAI (itself), Anthropic, Google or Ollama under ``llm_structured_output=auto``, any
+    openai-compatible server too under ``on``; never under ``off`` nor for scripted or local models
+    (the text protocols stay theirs)."""
+    mode = mode or structured_output_mode()
+    kind = type(model).__name__
+    if mode == "off" or kind not in _TOOL_PROVIDERS or not callable(getattr(model, "bind_tools", None)):
+        return False
+    if kind == "ChatOpenAI" and mode == "auto":
+        base = str(getattr(model, "openai_api_base", None) or "")
+        return not base or "api.openai.com" in base
+    return True

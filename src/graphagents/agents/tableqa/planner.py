@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from graphagents.llm import MAX_OUTPUT_CHARS
-from graphagents.llm.answer import sample_texts, stream_answer
+from graphagents.llm.answer import sample_texts, stream_answer, stream_message
+from graphagents.llm.json_output import native_tools
 
 from .actions import Action, ActionParseError, majority, parse_action
 from .coder import coder_prompt, extract_code, preview
@@ -72,11 +74,46 @@ def planner_prompt(
     )
 
 
+ACTION_TOOLS = {
+    "Retrieve": "A coder writes pandas code that takes the rows and columns needed from the tables; "
+                "the result becomes the working table df. input: the instruction.",
+    "Operate": "A coder writes pandas code that transforms the working table df; the result becomes the "
+               "new df. input: the instruction.",
+    "Calculate": "Arithmetic on numbers already seen. input: the expression, e.g. (1234 - 567) / 567 * 100.",
+    "Finish": "The final answer; several values separated by ' | '; 'df' answers with the working table. "
+              "input: the answer.",
+}
+
+
+def action_tools() -> list[dict[str, Any]]:
+    """The planner's actions as OpenAI-format tools (one string parameter, ``input``)."""
+    return [{"type": "function", "function": {
+        "name": name, "description": text,
+        "parameters": {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}}}
+        for name, text in ACTION_TOOLS.items()]
+
+
+def _tool_turn(model: BaseChatModel, prompt: str) -> str:
+    """One planner turn with the actions bound as tools: a tool call becomes the protocol's
+    ``Thought``/``Action`` text (so voting, the loop and the transcript stay the same); an answer in
+    text (a model that did not call a tool) is taken as it is."""
+    bound = model.bind_tools(action_tools())
+    answer, calls = stream_message(bound, [HumanMessage(prompt)], limit=MAX_OUTPUT_CHARS, section="reasoning")
+    if not calls:
+        return answer.text
+    call = calls[0]
+    argument = str((call["args"] or {}).get("input", "")).replace("\n", " ")
+    thought = " ".join(answer.text.split()) or f"call {call['name']}"
+    return f"Thought: {thought}\nAction: {call['name']}[{argument}]"
+
+
 def choose_action(model: BaseChatModel, prompt: str, samples: int) -> PlanChoice:
     actions: list[Action] = []
     errors: list[str] = []
     first = ""
-    if samples == 1:  # one turn: streamed as it is written (the page's trace and `--verbose` show it)
+    if samples == 1 and native_tools(model):  # the provider's tool calling: the actions as tools
+        texts = [_tool_turn(model, prompt)]
+    elif samples == 1:  # one turn: streamed as it is written (the page's trace and `--verbose` show it)
         texts = [stream_answer(model, [HumanMessage(prompt)], limit=MAX_OUTPUT_CHARS, section="reasoning").text]
     else:  # one request with n choices when the model has n
         texts = sample_texts(model, [HumanMessage(prompt)], samples)
