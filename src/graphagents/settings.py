@@ -93,6 +93,10 @@ class Settings(BaseSettings):
     turn_deadline_seconds: float = Field(
         180.0, gt=0, le=86_400, description="a turn's budget for model calls: once it has passed, no new model "
         "call is made in that turn, every decision point takes its offline fallback and the reply says so")
+    llm_structured_output: Literal["auto", "on", "off"] = Field(
+        "auto", description="JSON decision points ask the provider for schema-constrained output (OpenAI's "
+        "response_format json_schema, Ollama's format): auto = for OpenAI itself and Ollama, not for other "
+        "openai-compatible servers (many reject the field); on = for those too; off = prompt text only")
     max_model_output_chars: int = Field(
         32_000, ge=1000, le=10_000_000, description="longest free-text model answer kept (a final answer is cut "
         "there and the reply says so; a JSON or XML answer beyond it is unusable and falls back)")

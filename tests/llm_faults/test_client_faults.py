@@ -9,6 +9,7 @@ from typing import Any
 import openai
 import pytest
 from langchain_core.messages import HumanMessage
+from pydantic import BaseModel
 
 from graphagents.errors import TurnDeadlineExceeded
 from graphagents.llm import ask_json
@@ -94,3 +95,33 @@ def test_no_model_call_starts_after_the_turn_deadline(openai_server: Any) -> Non
     causes: list[Exception] = []
     got = ask_json(client(server), "hello", dict, "offline", config={"callbacks": [late]}, on_error=causes.append)
     assert got == "offline" and isinstance(causes[0], TurnDeadlineExceeded)
+
+
+class Decision(BaseModel):
+    action: str
+    confidence: float
+
+
+def test_json_decision_points_ask_for_the_schema_where_the_provider_has_it(openai_server: Any,
+                                                                            monkeypatch: Any) -> None:
+    """Issue 24: structured output where the provider has it; the answer is still salvaged and
+    validated here (a trailing comma from a provider that ignores the schema is repaired)."""
+    from graphagents.settings import get_settings
+
+    server = openai_server(['{"action": "continue", "confidence": 0.5,}'])
+    monkeypatch.setenv("GRAPHAGENTS_LLM_STRUCTURED_OUTPUT", "on")
+    get_settings.cache_clear()
+    try:
+        got = ask_json(client(server), "decide", Decision, None)
+    finally:
+        monkeypatch.delenv("GRAPHAGENTS_LLM_STRUCTURED_OUTPUT")
+        get_settings.cache_clear()
+    assert got == Decision(action="continue", confidence=0.5)
+    fmt = server.requests[0]["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["schema"]["required"] == ["action", "confidence"]
+
+
+def test_auto_leaves_other_openai_compatible_servers_to_the_prompt(openai_server: Any) -> None:
+    server = openai_server(['{"action": "stop", "confidence": 1}'])
+    assert ask_json(client(server), "decide", Decision, None) == Decision(action="stop", confidence=1)
+    assert "response_format" not in server.requests[0]

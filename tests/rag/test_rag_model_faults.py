@@ -130,3 +130,19 @@ def test_an_answer_over_the_cap_is_cut_and_says_so(rag_on: Any) -> None:
     reply = agent.session(None, user_id="f7").send("고혈압은 어떻게 치료하나요?")
     assert "2,000자에서 잘랐어요" in reply.text
     assert len(reply.text) < 4000
+
+
+def test_past_the_turn_deadline_no_model_is_asked_and_the_session_goes_on(rag_on: Any) -> None:
+    """Issue 24, defect 1: a turn has a deadline; past it every decision point takes its offline
+    result (said by degraded events) and the next turn of the same session works."""
+    agent, server = rag_on({"intent": INTENT, "slots": "{}", "judge": GOOD_JUDGE,
+                            "answer": Reply(text=ANSWER, delay=0.3)}, turn_deadline_seconds=0.25)
+    session = agent.session(None, user_id="f8")
+    events = list(session.stream("How is high blood pressure treated?"))
+    reasons = {(e.step, e.reason) for e in events if isinstance(e, DegradedEvent)}
+    assert ("judge", "deadline") in reasons  # the answer call took the budget; the judge was not asked
+    assert not any(role_of(b) == "judge" for b in server.requests)
+    final = events[-1]
+    assert isinstance(final, FinalEvent) and final.text
+    again = session.send("What about low blood pressure?")
+    assert again.text and again.usage is not None

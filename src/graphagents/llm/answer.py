@@ -21,7 +21,7 @@ from ..events import TokenEvent, emit
 from .json_output import clean_text
 from .limits import content_text
 
-__all__ = ["Answer", "cut_note", "stream_answer"]
+__all__ = ["Answer", "cut_note", "sample_texts", "stream_answer", "stream_message"]
 
 
 @dataclass(frozen=True)
@@ -75,3 +75,47 @@ def stream_answer(model: Any, messages: Sequence[BaseMessage], *, config: Any = 
     if cut and text:
         text += cut_note(cap, korean)
     return Answer(text, cut)
+
+
+def stream_message(model: Any, messages: Sequence[BaseMessage], *, limit: int | None = None,
+                   section: str = "reply", config: Any = None) -> tuple[Answer, list[dict[str, Any]]]:
+    """Like :func:`stream_answer`, for a model that may answer with tool calls: the streamed text
+    (tokens emitted) and the tool calls of the whole message (``[{"name", "args"}]``)."""
+    cap = limit if limit is not None else output_limit()
+    whole: Any = None
+    parts: list[str] = []
+    size = 0
+    cut = False
+    for chunk in model.stream(list(messages), config=config):
+        whole = chunk if whole is None else whole + chunk
+        piece = clean_text(content_text(getattr(chunk, "content", "")))
+        if not piece or cut:
+            continue
+        if size + len(piece) > cap:
+            piece, cut = piece[: cap - size], True
+        parts.append(piece)
+        size += len(piece)
+        emit(TokenEvent(piece, section))
+    calls = [{"name": str(c.get("name") or ""), "args": c.get("args") or {}}
+             for c in (getattr(whole, "tool_calls", None) or [])]
+    return Answer("".join(parts).strip(), cut), calls
+
+
+def sample_texts(model: Any, messages: Sequence[BaseMessage], n: int, *, config: Any = None) -> list[str]:
+    """``n`` answers to the same messages: one request with ``n`` choices when the model has that
+    setting (OpenAI-compatible providers: issue 24, sampling sent N identical requests), else ``n``
+    calls. Each text is cleaned of lone surrogates."""
+    if n <= 1:
+        return [clean_text(content_text(model.invoke(list(messages), config=config).content))]
+    fields = getattr(type(model), "model_fields", {})
+    if "n" in fields:
+        from langchain_core.runnables.config import ensure_config
+
+        run = ensure_config(config)  # inside a graph node: the node's config (the turn's usage callbacks)
+        sampler = model.model_copy(update={"n": n})
+        result = sampler.generate([list(messages)], callbacks=run.get("callbacks"), tags=run.get("tags"),
+                                  metadata=run.get("metadata"))
+        texts = [clean_text(content_text(g.message.content)) for g in result.generations[0]]
+        if texts:
+            return texts[:n] + texts[-1:] * (n - len(texts))
+    return [clean_text(content_text(model.invoke(list(messages), config=config).content)) for _ in range(n)]

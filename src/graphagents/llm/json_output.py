@@ -237,11 +237,44 @@ def repair_messages(messages: list[BaseMessage], answer: str, problem: str, sche
 
 
 def constrained(model: BaseChatModel, schema: Any) -> Runnable[Any, BaseMessage]:
-    """The model told the answer's JSON schema, when it can decode under one (``local``'s grammars)."""
+    """The model told the answer's JSON schema, when it can decode under one: ``local``'s grammars,
+    or the provider's structured output (:func:`provider_format`). The answer is still parsed,
+    bounded and validated here, with the same repair and fallback, so a provider that ignores the
+    schema costs nothing."""
     bind = getattr(model, "bind_json_schema", None)
-    if not callable(bind):
-        return model
-    return bind(_adapter(schema).json_schema() if schema is not None else None)  # type: ignore[no-any-return]
+    if callable(bind):
+        return bind(_adapter(schema).json_schema() if schema is not None else None)  # type: ignore[no-any-return]
+    extra = provider_format(model, schema)
+    return model.bind(**extra) if extra else model
+
+
+def structured_output_mode() -> str:
+    from ..settings import get_settings
+
+    return get_settings().llm_structured_output
+
+
+def provider_format(model: Any, schema: Any, mode: str | None = None) -> dict[str, Any]:
+    """The request field that makes a provider decode under ``schema``: OpenAI's ``response_format``
+    (``json_schema``, not strict, so any pydantic schema fits) and Ollama's ``format``. Empty for
+    other providers, for openai-compatible servers unless ``llm_structured_output`` is ``on`` (many
+    reject the field), and when it is ``off``."""
+    mode = mode or structured_output_mode()
+    if mode == "off" or schema is None:
+        return {}
+    kind = type(model).__name__
+    json_schema = _adapter(schema).json_schema()
+    if kind == "ChatOpenAI":
+        base = str(getattr(model, "openai_api_base", None) or "")
+        if mode == "auto" and base and "api.openai.com" not in base:
+            return {}
+        name = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in getattr(schema, "__name__", "answer"))
+        return {"response_format": {"type": "json_schema",
+                                    "json_schema": {"name": name[:64] or "answer", "schema": json_schema,
+                                                    "strict": False}}}
+    if kind == "ChatOllama":
+        return {"format": json_schema}
+    return {}
 
 
 def invoke_json(
@@ -285,3 +318,21 @@ async def ainvoke_json(
 
 def one_line(exc: Exception) -> str:
     return " ".join(str(exc).split())[:300]
+
+
+_TOOL_PROVIDERS = frozenset({"ChatOpenAI", "ChatAnthropic", "ChatGoogleGenerativeAI", "ChatOllama"})
+
+
+def native_tools(model: Any, mode: str | None = None) -> bool:
+    """True when a tool loop may bind its tools to ``model`` (``bind_tools``): a provider model of
+    OpenAI (itself), Anthropic, Google or Ollama under ``llm_structured_output=auto``, any
+    openai-compatible server too under ``on``; never under ``off`` nor for scripted or local models
+    (the text protocols stay theirs)."""
+    mode = mode or structured_output_mode()
+    kind = type(model).__name__
+    if mode == "off" or kind not in _TOOL_PROVIDERS or not callable(getattr(model, "bind_tools", None)):
+        return False
+    if kind == "ChatOpenAI" and mode == "auto":
+        base = str(getattr(model, "openai_api_base", None) or "")
+        return not base or "api.openai.com" in base
+    return True

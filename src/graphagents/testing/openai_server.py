@@ -49,6 +49,8 @@ class Reply:
     """Seconds in the ``Retry-After`` header of an error reply."""
     chunk_chars: int = 4
     """Characters per streamed delta."""
+    chunk_delay: float = 0.0
+    """Seconds between streamed deltas (a slow provider, to watch an answer arrive)."""
 
 
 Script = Sequence["Reply | str"] | Callable[[dict[str, Any]], "Reply | str"]
@@ -230,6 +232,8 @@ class OpenAIServer:
             step = max(1, reply.chunk_chars)
             for start in range(0, len(text), step):
                 await chunk([{"index": i, "delta": {"content": text[start:start + step]}, "finish_reason": None}])
+                if reply.chunk_delay:
+                    await asyncio.sleep(reply.chunk_delay)
             if reply.tool_calls:
                 calls = _tool_calls(reply.tool_calls)
                 for k, call in enumerate(calls):

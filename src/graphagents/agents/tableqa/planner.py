@@ -14,6 +14,9 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from graphagents.llm.answer import sample_texts, stream_answer, stream_message
+from graphagents.llm.json_output import native_tools
+
 from .actions import MAX_PLANNER_CHARS, Action, ActionParseError, majority, parse_action
 from .coder import coder_prompt, extract_code, preview
 from .config import AgentContext
@@ -70,23 +73,55 @@ def planner_prompt(
     )
 
 
-def _ask(model: BaseChatModel, messages: list[Any]) -> str:
-    reply = model.invoke(messages)
-    content = reply.content
-    if isinstance(content, list):
-        content = "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
-    return str(content)
+ACTION_TOOLS = {
+    "Retrieve": "A coder writes pandas code that takes the rows and columns needed from the tables; "
+                "the result becomes the working table df. input: the instruction.",
+    "Operate": "A coder writes pandas code that transforms the working table df; the result becomes the "
+               "new df. input: the instruction.",
+    "Calculate": "Arithmetic on numbers already seen. input: the expression, e.g. (1234 - 567) / 567 * 100.",
+    "Finish": "The final answer; several values separated by ' | '; 'df' answers with the working table. "
+              "input: the answer.",
+}
+
+
+def action_tools() -> list[dict[str, Any]]:
+    """The planner's actions as OpenAI-format tools (one string parameter, ``input``)."""
+    return [{"type": "function", "function": {
+        "name": name, "description": text,
+        "parameters": {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}}}
+        for name, text in ACTION_TOOLS.items()]
+
+
+def _tool_turn(model: BaseChatModel, prompt: str) -> str:
+    """One planner turn with the actions bound as tools: a tool call becomes the protocol's
+    ``Thought``/``Action`` text (so voting, the loop and the transcript stay the same); an answer in
+    text (a model that did not call a tool) is taken as it is."""
+    bound = model.bind_tools(action_tools())
+    answer, calls = stream_message(bound, [HumanMessage(prompt)], limit=MAX_OUTPUT_CHARS, section="reasoning")
+    if not calls:
+        return answer.text
+    call = calls[0]
+    argument = str((call["args"] or {}).get("input", "")).replace("\n", " ")
+    thought = " ".join(answer.text.split()) or f"call {call['name']}"
+    return f"Thought: {thought}\nAction: {call['name']}[{argument}]"
 
 
 def choose_action(model: BaseChatModel, prompt: str, samples: int) -> PlanChoice:
     actions: list[Action] = []
     errors: list[str] = []
     first = ""
-    for _ in range(samples):
-        text = _ask(model, [HumanMessage(prompt)])
+    if samples == 1 and native_tools(model):  # the provider's tool calling: the actions as tools
+        texts = [_tool_turn(model, prompt)]
+    elif samples == 1:  # one turn: streamed as it is written (the page's trace and `--verbose` show it)
+        # read one character past the limit, so that an over-long answer is refused, not cut
+        texts = [stream_answer(model, [HumanMessage(prompt)], limit=MAX_PLANNER_CHARS + 1,
+                               section="reasoning").text]
+    else:  # one request with n choices when the model has n
+        texts = sample_texts(model, [HumanMessage(prompt)], samples)
+    for text in texts:
         if len(text) > MAX_PLANNER_CHARS:  # refused before any parsing: the size is the whole check
-            errors.append(f"the planner's answer was {len(text):,} characters long (the limit is "
-                          f"{MAX_PLANNER_CHARS:,}) and was not read: write one short Thought and one Action")
+            errors.append(f"the planner's answer was over {MAX_PLANNER_CHARS:,} characters long and was not "
+                          "read: write one short Thought and one Action")
             continue
         first = first or text
         if "Action" not in text and "Thought" not in text.split("\n", 1)[0]:
@@ -117,6 +152,6 @@ def llm_code_writer(
         if error:
             prompt += f"\n# 이전 코드의 오류 (고쳐서 다시 작성하세요): {error}\n"
         messages = [SystemMessage(load("coder_system.md")), HumanMessage(prompt)]
-        return [extract_code(_ask(model, messages)) for _ in range(n)]
+        return [extract_code(text[:MAX_OUTPUT_CHARS]) for text in sample_texts(model, messages, n)]
 
     return write
