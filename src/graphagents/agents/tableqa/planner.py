@@ -14,6 +14,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
+from graphagents.llm import MAX_OUTPUT_CHARS
 from graphagents.llm.answer import sample_texts, stream_answer, stream_message
 from graphagents.llm.json_output import native_tools
 
@@ -97,7 +98,8 @@ def _tool_turn(model: BaseChatModel, prompt: str) -> str:
     ``Thought``/``Action`` text (so voting, the loop and the transcript stay the same); an answer in
     text (a model that did not call a tool) is taken as it is."""
     bound = model.bind_tools(action_tools())
-    answer, calls = stream_message(bound, [HumanMessage(prompt)], limit=MAX_OUTPUT_CHARS, section="reasoning")
+    answer, calls = stream_message(bound, [HumanMessage(prompt)], limit=MAX_PLANNER_CHARS + 1,
+                                   section="reasoning")
     if not calls:
         return answer.text
     call = calls[0]
@@ -120,8 +122,8 @@ def choose_action(model: BaseChatModel, prompt: str, samples: int) -> PlanChoice
         texts = sample_texts(model, [HumanMessage(prompt)], samples)
     for text in texts:
         if len(text) > MAX_PLANNER_CHARS:  # refused before any parsing: the size is the whole check
-            errors.append(f"the planner's answer was over {MAX_PLANNER_CHARS:,} characters long and was not "
-                          "read: write one short Thought and one Action")
+            errors.append(f"the planner's answer was {len(text):,} characters long (the limit is "
+                          f"{MAX_PLANNER_CHARS:,}) and was not read: write one short Thought and one Action")
             continue
         first = first or text
         if "Action" not in text and "Thought" not in text.split("\n", 1)[0]:
