@@ -316,11 +316,13 @@ def mixed(counts: list[int], uploaders: int, askers: int, workers: int, rounds: 
             for n in counts:
                 for lap in range(rounds):
                     print(f"-- N={n} #{lap + 1}, load average {load_average()}", flush=True)
+                    cpu = server.cpu_seconds()
                     alone, seconds = asyncio.run(drive(server.url, n, one_session))
-                    a = row("slotfill alone", n, alone, seconds, 0.0)
+                    a = row("slotfill alone", n, alone, seconds, server.cpu_seconds() - cpu)
                     show(a, None)
+                    cpu = server.cpu_seconds()  # mixed: the side load's CPU too, per slotfill turn
                     tally, seconds, uploads, questions = asyncio.run(mixed_drive(server.url, n, uploaders, askers))
-                    m = row("slotfill mixed", n, tally, seconds, 0.0)
+                    m = row("slotfill mixed", n, tally, seconds, server.cpu_seconds() - cpu)
                     show(m, a)
                     for name, side in (("uploads", uploads), ("supervisor", questions)):
                         errors = ", ".join(f"{k}: {v}" for k, v in side.errors.items()) or "none"
