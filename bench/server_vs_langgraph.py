@@ -7,10 +7,11 @@ limits) and the same aiohttp client, against:
 - ``langgraph dev`` (langgraph-cli[inmem] 0.4.40 / langgraph-api 0.16.7 from ``.venv-langgraph``, made by
   ``make langgraph-check``): one process, threads and checkpoints in memory. A turn is
   ``POST /threads/{id}/runs/wait`` (``input`` for the first turn: what our ``make_input`` gives the
-  graph, with the demo profile; ``command.resume`` after): request sent -> final state read.
-- ``graphagents serve`` with 1 worker process (as theirs), checkpointer ``memory`` (equal durability:
-  nothing on disk), ``sqlite`` (the default) and ``postgres``. A turn is ``POST .../messages`` (SSE):
-  request sent -> ``final`` event read.
+  graph, with the demo profile; ``command.resume`` after): request sent -> final state read. As it
+  starts, and with ``--allow-blocking --n-jobs-per-worker 100`` (``--langgraph``).
+- ``graphagents serve`` with 1 worker process (as theirs), checkpointer ``memory`` (nothing on disk;
+  theirs pickles its memory every 10 s), ``sqlite`` (the default) and ``postgres``. A turn is
+  ``POST .../messages`` (SSE): request sent -> ``final`` event read.
 
 Every server is started once and kept up; the configurations take turns at each N (theirs, ours ...),
 so that the shared machine's drift falls on all of them alike. Prints turns/s, p50/p99, server CPU per
