@@ -179,3 +179,12 @@ def test_the_cli_reads_a_cp949_csv_and_fails_on_a_broken_one(tmp_path: Path) -> 
     res = subprocess.run([sys.executable, "-m", "graphagents", "ask", "tableqa", "How many rows?", "--table",
                           str(bad)], capture_output=True, text=True, timeout=300, env=env)
     assert res.returncode != 0 and "Traceback" not in res.stderr and "bad.csv" in res.stderr, res.stderr
+
+
+async def test_json_records_with_endless_keys_are_refused_before_pandas(client: httpx.AsyncClient) -> None:
+    data = ("[" + ",".join(f'{{"k{i}": 1}}' for i in range(50_000)) + "]").encode()  # 50,000 columns if built
+    res = await upload(client, "keys.json", data)
+    assert res.status_code == 413 and "columns; the limit is 1,000" in res.json()["error"], res.text
+    lines = "\n".join(f'{{"k{i}": 1}}' for i in range(5_000)).encode()
+    res = await upload(client, "keys.jsonl", lines)
+    assert res.status_code == 413

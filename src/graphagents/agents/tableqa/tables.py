@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 import sqlite3
 import time
@@ -291,12 +292,30 @@ def _read_json(path: Path, suffix: str, limits: ReadLimits, source: str) -> pd.D
     text = _text(path, limits, source)
     lines = suffix != ".json"
     if lines:
-        rows = sum(1 for line in text.splitlines() if line.strip())
-        limits.check_size(rows, 1, len(text), source)
+        records: Any = [json.loads(line) for line in text.splitlines() if line.strip()]
+    else:
+        records = json.loads(text)
+    _check_json_shape(records, limits, source)  # before pandas builds a frame (one column per distinct key)
     frame = pd.read_json(io.StringIO(text), lines=lines, dtype=False)
     limits.check_columns(frame.shape[1], source)
     limits.check_size(len(frame), frame.shape[1], len(text), source)
     return infer_types(frame.astype(object))
+
+
+def _check_json_shape(data: Any, limits: ReadLimits, source: str) -> None:
+    """Rows and distinct keys of records (a list, or pandas' ``{column: {index: value}}``)."""
+    if isinstance(data, list):
+        keys: set[str] = set()
+        for record in data:
+            if isinstance(record, dict):
+                keys.update(record)
+                if len(keys) > limits.columns:
+                    limits.check_columns(len(keys), source)
+        limits.check_size(len(data), max(1, len(keys)), 0, source)
+    elif isinstance(data, dict):
+        limits.check_columns(len(data), source)
+        rows = max((len(v) for v in data.values() if isinstance(v, dict | list)), default=1)
+        limits.check_size(rows, max(1, len(data)), 0, source)
 
 
 def _checked(name: str, frame: pd.DataFrame, source: str) -> NamedTable:
