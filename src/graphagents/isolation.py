@@ -137,14 +137,19 @@ class IsolatedRunner:
         receive, send = ctx.Pipe(duplex=False)
         proc = _Process(target=_child, args=(send, target, args, asdict(limits)), daemon=True,
                         name=f"ga-{self.name}")
-        with self._lock:
-            if self._closing:
-                raise BusyError("the server is shutting down; send the file again in a moment", scope="server",
-                                retry_after=5)
-            proc.start()
-            self._live[id(proc)] = proc
-            self.started += 1
-        send.close()
+        try:
+            with self._lock:
+                if self._closing:
+                    raise BusyError("the server is shutting down; send the file again in a moment", scope="server",
+                                    retry_after=5)
+                proc.start()
+                self._live[id(proc)] = proc
+                self.started += 1
+        except BaseException:
+            receive.close()
+            raise
+        finally:
+            send.close()
         started = time.monotonic()
         try:
             answer = _wait_answer(receive, proc, started + limits.seconds)
