@@ -89,6 +89,7 @@ class IsolatedRunner:
         self._slots = threading.BoundedSemaphore(workers)
         self._lock = threading.Lock()
         self._admitted = 0
+        self._calls = 0  # acall()s in flight: each has a thread of its own
         self._live: dict[int, Any] = {}
         self._closing = False
         self._executor: ThreadPoolExecutor | None = None
@@ -100,9 +101,31 @@ class IsolatedRunner:
 
     async def acall(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` on one of this runner's own threads (never the event loop's
-        default executor, which turns use); ``fn`` calls :meth:`run` for the isolated part."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._threads(), lambda: fn(*args, **kwargs))
+        default executor, which turns use); ``fn`` calls :meth:`run` for the isolated part. A call
+        beyond ``workers + queue`` in flight is refused at once (BusyError), never queued unseen."""
+        with self._lock:
+            if self._closing:
+                raise BusyError("the server is shutting down; send the file again in a moment", scope="server",
+                                retry_after=5)
+            if self._calls >= self.workers + self.queue:
+                raise BusyError(f"too many {self.name} at once; send it again in a few seconds", scope="server",
+                                retry_after=2)
+            self._calls += 1
+
+        def call() -> T:
+            try:
+                return fn(*args, **kwargs)
+            finally:  # counted down by the thread: a request cancelled meanwhile still holds its slot
+                with self._lock:
+                    self._calls -= 1
+
+        try:
+            future = asyncio.get_running_loop().run_in_executor(self._threads(), call)
+        except BaseException:
+            with self._lock:
+                self._calls -= 1
+            raise
+        return await future
 
     def run(self, target: str, *args: Any, limits: ProcessLimits | None = None) -> Any:
         """Call ``target`` (``"package.module:function"``, JSON-able args and result) in a child
@@ -137,14 +160,19 @@ class IsolatedRunner:
         receive, send = ctx.Pipe(duplex=False)
         proc = _Process(target=_child, args=(send, target, args, asdict(limits)), daemon=True,
                         name=f"ga-{self.name}")
-        with self._lock:
-            if self._closing:
-                raise BusyError("the server is shutting down; send the file again in a moment", scope="server",
-                                retry_after=5)
-            proc.start()
-            self._live[id(proc)] = proc
-            self.started += 1
-        send.close()
+        try:
+            with self._lock:
+                if self._closing:
+                    raise BusyError("the server is shutting down; send the file again in a moment", scope="server",
+                                    retry_after=5)
+                proc.start()
+                self._live[id(proc)] = proc
+                self.started += 1
+        except BaseException:
+            receive.close()
+            raise
+        finally:
+            send.close()
         started = time.monotonic()
         try:
             answer = _wait_answer(receive, proc, started + limits.seconds)

@@ -179,3 +179,38 @@ def test_the_cli_reads_a_cp949_csv_and_fails_on_a_broken_one(tmp_path: Path) -> 
     res = subprocess.run([sys.executable, "-m", "graphagents", "ask", "tableqa", "How many rows?", "--table",
                           str(bad)], capture_output=True, text=True, timeout=300, env=env)
     assert res.returncode != 0 and "Traceback" not in res.stderr and "bad.csv" in res.stderr, res.stderr
+
+
+async def test_json_records_with_endless_keys_are_refused_before_pandas(client: httpx.AsyncClient) -> None:
+    data = ("[" + ",".join(f'{{"k{i}": 1}}' for i in range(50_000)) + "]").encode()  # 50,000 columns if built
+    res = await upload(client, "keys.json", data)
+    assert res.status_code == 413 and "columns; the limit is 1,000" in res.json()["error"], res.text
+    lines = "\n".join(f'{{"k{i}": 1}}' for i in range(5_000)).encode()
+    res = await upload(client, "keys.jsonl", lines)
+    assert res.status_code == 413
+
+
+async def test_a_full_upload_pool_is_503_with_retry_after(client: httpx.AsyncClient, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from graphagents.agents.tableqa import routes
+    from graphagents.isolation import IsolatedRunner
+
+    runner = IsolatedRunner("uploads", workers=1, queue=0, preload=["graphagents.agents.tableqa.uploads"])
+    monkeypatch.setattr(routes, "upload_runner", lambda settings=None: runner)
+    monkeypatch.setattr("graphagents.agents.tableqa.uploads.upload_runner", lambda settings=None: runner)
+    monkeypatch.setenv("GRAPHAGENTS_UPLOAD_SECONDS", "60")
+    slow = sqlite_file(tmp_path / "slow.sqlite", "CREATE VIEW slow AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
+                       "SELECT x + 1 FROM c WHERE x < 10000000000) SELECT count(*) AS n FROM c").read_bytes()
+    first = asyncio.ensure_future(upload(client, "slow.sqlite", slow))
+    for _ in range(600):
+        if runner.running:
+            break
+        await asyncio.sleep(0.05)
+    assert runner.running == 1
+    res = await upload(client, "ok.csv", b"a,b\n1,2\n")  # the one reader is busy and nothing may wait
+    assert res.status_code == 503 and res.headers["retry-after"] == "2" and "too many uploads" in res.json()["error"]
+    assert (await client.get("/healthz")).status_code == 200
+    runner.cancel_all()
+    assert (await first).status_code == 503
