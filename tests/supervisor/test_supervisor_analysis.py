@@ -92,6 +92,9 @@ def test_jeonse_risk_crosses_thresholds_and_names_unknown_debt() -> None:
     high = risk.jeonse_risk(40_000, 50_000, {"manwon": 10_000, "basis": "max_claim"}, price_source="user")
     assert high["ratio_pct"] == 100.0 and high["level"] == "very_high" and len(high["flags"]) == 4
     assert "채권최고액" in high["numbers"] and "4억원" in high["numbers"] and "5억원" in high["numbers"]
+    # a 채권최고액 the user gave is used as said: not called unknown, not listed as missing
+    assert not high["missing"] and not high["lower_bound"] and not any("하한" in n for n in high["notes"])
+    assert any("채권최고액 1억원을 말씀대로" in n for n in high["notes"])
     low = risk.jeonse_risk(20_000, 50_000, None, price_source="user")
     assert low["level"] == "low" and low["missing"] and low["lower_bound"]
     assert any("하한" in n for n in low["notes"])
