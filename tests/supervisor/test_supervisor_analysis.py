@@ -92,6 +92,9 @@ def test_jeonse_risk_crosses_thresholds_and_names_unknown_debt() -> None:
     high = risk.jeonse_risk(40_000, 50_000, {"manwon": 10_000, "basis": "max_claim"}, price_source="user")
     assert high["ratio_pct"] == 100.0 and high["level"] == "very_high" and len(high["flags"]) == 4
     assert "채권최고액" in high["numbers"] and "4억원" in high["numbers"] and "5억원" in high["numbers"]
+    # a 채권최고액 the user gave is used as said: not called unknown, not listed as missing
+    assert not high["missing"] and not high["lower_bound"] and not any("하한" in n for n in high["notes"])
+    assert any("채권최고액 1억원을 말씀대로" in n for n in high["notes"])
     low = risk.jeonse_risk(20_000, 50_000, None, price_source="user")
     assert low["level"] == "low" and low["missing"] and low["lower_bound"]
     assert any("하한" in n for n in low["notes"])
@@ -113,11 +116,22 @@ def test_a_loan_is_the_principal_and_the_ratio_is_also_shown_at_the_usual_max_cl
     ("Is my jeonse safe? deposit 300 million won, the landlord has a mortgage of 150 million, "
      "the house is worth 400 million (보증금 3억원, 선순위 채권 1억 5,000만원, 매매가 4억원, 깡통전세 위험 근저당)",
      112.5, "mortgage"),
+    # no risk word at all: a deposit, a debt ahead of it and a price are what the ratio is made of
+    ("보증금 2억, 집값 3억, 집주인 대출 5천 있는 집 괜찮을까요?", 83.3, "loan"),
 ])
 def test_the_ratio_counts_the_debt_ahead_of_the_deposit(query: str, ratio: float, basis: str | None) -> None:
     out = run_analysis(query, extract_entities(query), {})
     (r,) = [c["result"] for c in out["computations"] if c["kind"] == "jeonse_risk"]
     assert (r["ratio_pct"], r["senior_debt_basis"]) == (ratio, basis)
+
+
+def test_deposit_debt_and_price_plan_the_risk_check_not_a_loan_calculation() -> None:
+    from graphagents.agents.supervisor.offline.classifier import PlanningClassifier
+    from graphagents.retrieval import load_embedder
+
+    query = "보증금 3억 5천, 집값 4억, 집주인 대출 1억 있는 빌라 괜찮아요?"
+    guess = PlanningClassifier(load_embedder()).classify(query, extract_entities(query))
+    assert "analysis" in guess.teams and "loans" not in guess.scopes
 
 
 def test_runner_filters_market_rows_by_the_entities(table) -> None:  # type: ignore[no-untyped-def]

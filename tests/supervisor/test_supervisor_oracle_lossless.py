@@ -34,6 +34,10 @@ def _labels(articles: dict[str, Any]) -> list[dict[str, Any]]:
         # the scope guard dropped the gold plan's search
         {"id": "tax-word", "query": "종부세가 올랐다고 집주인이 보증금을 올려 달라는데 한도가 있나요?",
          "teams": ["search"], "search_scopes": ["laws"], "required_citations": ["주임법:제7조"]},
+        # an uncovered topic (임대사업자) beside a covered one: the 임대차 신고 it makes is 제6조의5's
+        {"id": "landlord-business",
+         "query": "등록임대사업자가 임대차 계약 신고를 하면 거래신고법 신고도 한 걸로 보나요?",
+         "teams": ["search"], "search_scopes": ["laws"], "required_citations": ["부동산거래신고법:제6조의5"]},
         {"id": "market", "query": "강남구 아파트 시세와 관련 법도 알려줘", "teams": ["search", "analysis"],
          "search_scopes": ["market"], "required_citations": pick[14:16]},
         *({"id": f"one-{a}", "query": f"이 조문이 궁금해요 ({i}번째)", "teams": ["search"], "search_scopes": ["laws"],

@@ -19,6 +19,7 @@ from graphagents.agents.supervisor.offline.scope import uncovered_topics
     ("분양권 전매 제한 기간이 얼마예요?", "redevelopment", False),
     ("상가 임대차 계약갱신요구권은 몇 년이에요?", "commercial", False),  # 상가 sets the context: not 주임법
     ("임대사업자 등록하면 의무가 뭐가 있나요?", "rental_business", False),
+    ("임대사업자는 전월세 신고를 따로 해야 하나요?", "rental_business", True),  # the 신고 is 제6조의5's
     ("전세 계약서 특약 써주고, 종부세는 얼마인지도 알려줘", "tax", True),
     ("재산세가 올랐다며 집주인이 월세를 올려 달래요", "tax", True),  # the tax is the reason; the rise is ours
     ("양도세는 제1주택이면 얼마예요?", "tax", False),  # 제1주택 is no article

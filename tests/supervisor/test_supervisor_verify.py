@@ -87,3 +87,11 @@ def test_a_faithful_responder_is_left_alone() -> None:
                     reply="주택임대차보호법 제7조에 따라 증액 청구는 약정 보증금의 20분의 1, 즉 5%를 넘지 못합니다.")
     reply = scripted_supervisor(script).session().send(RENEWAL)
     assert reply.text.startswith("주택임대차보호법 제7조에 따라 증액 청구는") and "※ 근거 자료" not in reply.text
+
+
+def test_dates_are_checked_as_dates_not_as_periods() -> None:
+    agg = {**_agg(), "analysis": {"computations": [{"kind": "renewal_window",
+                                                   "result": {"from": "2026-03-30", "until": "2026-07-30"}}]}}
+    ev = Evidence.of("계약 만료일이 2026년 9월 30일이면 갱신 요구는 언제까지 해야 해?", agg)
+    assert problems("만료일 2026년 9월 30일 기준으로 2026년 3월 30일부터 7월 30일까지 요구하세요.", ev) == []
+    assert problems("2026년 8월 15일까지 요구하면 됩니다.", ev) == ["근거에 없는 날짜 2026년 8월 15일"]

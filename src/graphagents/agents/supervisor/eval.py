@@ -53,6 +53,8 @@ STATUTES = Path(__file__).parent / "evaldata" / "heldout_statutes.jsonl"
 """51 statute questions written for issue 23 before the statute search was reworked, frozen."""
 FRESH = Path(__file__).parent / "evaldata" / "heldout_statutes_fresh.jsonl"
 """30 statute questions written after the search rework, before its vocabulary pass, frozen."""
+POST = Path(__file__).parent / "evaldata" / "heldout_statutes_post.jsonl"
+"""24 statute questions written after every statute-search change, frozen, run once."""
 
 
 def _file(name: str, path: Path) -> Callable[[], list[Source]]:
@@ -70,6 +72,7 @@ DATASETS: dict[str, Callable[[], Sequence[Source]]] = {
     "heldout_late": _file("heldout_late", LATE),
     "heldout_statutes": _file("heldout_statutes", STATUTES),
     "heldout_statutes_fresh": _file("heldout_statutes_fresh", FRESH),
+    "heldout_statutes_post": _file("heldout_statutes_post", POST),
 }
 
 

@@ -5,7 +5,7 @@ The model writes the prose; code keeps it honest against the evidence it was giv
 * every article the answer cites must be one of the retrieved articles shown to the model (a
   bare "제7조" must be the number of one of them, or appear in their text, as "「국세징수법」
   제109조" does in 공인중개사법 제25조의3);
-* every figure in it — a won amount, a percentage, a period or count ("2개월", "1회") — must come
+* every figure in it — a won amount, a percentage, a date, a period or count ("2개월", "1회") — must come
   from the evidence: the question, the analysis results, the cited articles' text (where
   "20분의 1" is 5%), the missing-information notes.
 
@@ -36,6 +36,7 @@ _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|퍼센트|프로)")
 _FRACTION = re.compile(r"(\d+)\s*분의\s*(\d+)")
 _PERIOD = re.compile(r"(\d+)\s*(개월|달|년|일|주|회|번)")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_DATE = re.compile(r"(?:(\d{4})\s*년\s*)?(\d{1,2})\s*월\s*(\d{1,2})\s*일|(\d{4})[-./](\d{1,2})[-./](\d{1,2})")
 _UNIT = {"달": "개월", "번": "회"}
 AMOUNT_TOLERANCE = 0.005
 """A won amount matches evidence within 0.5% (a model that writes 약 1억 2천만원 for 120,350,000)."""
@@ -58,6 +59,7 @@ class Evidence:
     texts: list[str]  # the question, the results, article texts, missing notes
     amounts: set[int] = field(default_factory=set)
     percents: set[float] = field(default_factory=set)
+    dates: set[tuple[int | None, int, int]] = field(default_factory=set)
     periods: set[tuple[int, str]] = field(default_factory=set)
 
     @classmethod
@@ -69,6 +71,9 @@ class Evidence:
                  *(str(m) for m in agg.get("missing") or [])]
         ev = cls({str(c["id"]): dict(c) for c in citations}, texts)
         for text in texts:
+            for date in _dates(text):
+                ev.dates.update({date, (None, date[1], date[2])})
+            text = _undate(text)
             ev.amounts.update(a.value for a in find_amounts(text))
             ev.percents.update(round(float(m.group(1)), 2) for m in _PERCENT.finditer(text))
             ev.percents.update(round(100 * int(b) / int(a), 2) for a, b in _FRACTION.findall(text) if int(a))
@@ -98,6 +103,19 @@ class Evidence:
         return any(abs(value - p) <= PERCENT_TOLERANCE for p in self.percents)
 
 
+def _dates(text: str) -> list[tuple[int | None, int, int]]:
+    out: list[tuple[int | None, int, int]] = []
+    for m in _DATE.finditer(text):
+        y, mo, d = (m.group(1), m.group(2), m.group(3)) if m.group(2) else (m.group(4), m.group(5), m.group(6))
+        out.append((int(y) if y else None, int(mo), int(d)))
+    return out
+
+
+def _undate(text: str) -> str:
+    """The text without its dates (2026년 9월 30일's 30 is no period)."""
+    return _DATE.sub(" ", text)
+
+
 def _unref(text: str) -> str:
     """The text without its article references (제6조의3's 3 is no count)."""
     return _REF.sub(" ", text)
@@ -110,7 +128,10 @@ def problems(sentence: str, ev: Evidence) -> list[str]:
         law, number, branch = m.groups()
         if not ev.article_ok(law.strip("「」") if law else None, number, branch):
             out.append(f"근거 조문에 없는 {m.group(0).strip()}")
-    bare = _unref(sentence)
+    for date in _dates(sentence):
+        if date not in ev.dates:
+            out.append("근거에 없는 날짜 " + (f"{date[0]}년 " if date[0] else "") + f"{date[1]}월 {date[2]}일")
+    bare = _unref(_undate(sentence))
     for a in find_amounts(bare):
         if not ev.amount_ok(a.value):
             out.append(f"근거에 없는 금액 {a.value:,}원")

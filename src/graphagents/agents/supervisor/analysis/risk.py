@@ -103,10 +103,13 @@ def jeonse_risk(deposit_manwon: int, price_manwon: int, debt: Mapping[str, Any] 
     elif basis == "mortgage":
         out["notes"].append(f"근저당 {format_manwon(senior)}을 등기부의 채권최고액으로 보고 계산했습니다. "
                             "대출 원금을 말씀하신 것이라면 채권최고액은 보통 그 120~130%라 비율이 더 높습니다.")
+    elif basis == "max_claim":  # what the registry records and HUG counts: used as said
+        out["notes"].append(f"채권최고액 {format_manwon(senior)}을 말씀대로 선순위 채권으로 계산했습니다"
+                            "(HUG 반환보증도 채권최고액을 봅니다).")
     elif basis == "none_stated":
         out["notes"].append("선순위 채권은 말씀대로 0원으로 계산했습니다. "
                             "등기부등본 을구에서 근저당이 없는지 직접 확인하세요.")
-    else:
+    elif basis is None:
         out["notes"].append("선순위 채권(근저당·집주인 대출)을 알 수 없어 보증금만으로 계산한 하한입니다: "
                             f"실제 비율은 {ratio:.1%} 이상입니다.")
         out["missing"].append(MISSING_DEBT)

@@ -190,7 +190,8 @@ def _lease(text: str, entities: Mapping[str, Any], out: list[dict[str, Any]], mi
 
 def _jeonse_risk(text: str, entities: Mapping[str, Any], median_sale: int | None,
                  out: list[dict[str, Any]], missing: list[str], median_label: str = "시세 중앙값") -> None:
-    if not _RISK.search(text):
+    given = bool(ent.amount(entities, "deposit") and ent.amount(entities, "price") and entities.get("senior_debt"))
+    if not (_RISK.search(text) or given):  # deposit, debt and price given: the ratio is what they compute
         return
     deposit = ent.amount(entities, "deposit")
     price = ent.amount(entities, "price")

@@ -177,6 +177,8 @@ class PlanningClassifier:
         if (m := lex.teams["risk"].search(text)) and ent.amount(entities, "deposit") and (
                 ent.amount(entities, "price") or entities.get("senior_debt") or "market" in scopes):
             return True, f"보증금과 가격·선순위 채권으로 깡통전세 위험('{m.group(0)}')을 계산해야 함"
+        if _risk_figures(entities):
+            return True, "보증금·선순위 채권·주택가격이 모두 주어짐: 깡통전세 위험을 계산해야 함"
         if re.search(r"깡통", text):
             return True, "깡통전세 판단 방법과 확인 사항(수치가 없으면 무엇이 필요한지)"
         if (m := lex.teams["analysis_explicit"].search(text)) and not re.search(r"내역|목록|리스트", text):
@@ -214,10 +216,16 @@ def _drop_stated_scopes(text: str, scopes: list[str], entities: Mapping[str, Any
         stated = bool(matches) and all(_stated(text, m, starts) for m in matches)
         if scope == "market" and stated and ent.amount(entities, "price"):
             continue
-        if scope == "loans" and stated and lex.teams["risk"].search(text):
+        if scope == "loans" and stated and (lex.teams["risk"].search(text) or _risk_figures(entities)):
             continue
         out.append(scope)
     return out
+
+
+def _risk_figures(entities: Mapping[str, Any]) -> bool:
+    """A deposit, a debt ahead of it and the home's price, all given ("보증금 3억 5천, 집값 4억, 집주인
+    대출 1억 ... 괜찮아요?"): whatever the words, the one thing these three compute is the jeonse ratio."""
+    return bool(ent.amount(entities, "deposit") and ent.amount(entities, "price") and entities.get("senior_debt"))
 
 
 def _needs_price(text: str, entities: Mapping[str, Any]) -> bool:
