@@ -135,3 +135,15 @@ def test_a_failed_step_is_declined_without_python_text() -> None:
     state = graph.invoke({"user_input": "What is the total bonus?", "session_options": {}})
     assert state["status"] == "declined" and "KeyError" not in state["reason"] and "bonus_2" not in state["reply"]
     assert "could not run" in state["reason"]
+
+
+MEMBERS = pd.DataFrame({"name": ["Ana", "Ben", "Cho", "Dee"], "role": ["Member", "Guest", "Member", "Admin"],
+                        "age": [31, 25, 40, 38], "fee": [100, 0, 120, 300]})
+
+
+@pytest.mark.parametrize("question", ["How many members are there?", "Which member pays the largest fee?",
+                                      "회원은 몇 명인가요?", "인원은 몇 명인가요?"])
+def test_a_word_naming_both_the_table_and_a_cell_is_declined(question: str) -> None:
+    """A table named "members" whose role column holds "Member": all rows, or the Member rows?"""
+    reply = ask(question, ("members", MEMBERS))
+    assert reply.state["status"] == "declined" and reply.state["answer"] == [], reply.state["answer"]

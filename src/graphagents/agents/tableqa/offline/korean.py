@@ -154,6 +154,10 @@ def link(question: str, names: Sequence[str], frames: Sequence[pd.DataFrame],
                 if unsure:
                     pending.append((" ".join(w for w, _ in unsure), unsure[0][1]))
                 continue
+        if found is not None and found.kind == "ambiguous":
+            table, cell = found.name.split("|", 1)
+            return (f"'{phrase}'이(가) 표 '{table}'의 행들인지, 값 '{cell}'인지 모델 없이는 정할 수 없어 "
+                    "답하지 않습니다.")
         if found is not None:
             links.append(found)
         else:
@@ -225,6 +229,11 @@ def _lexicon_target(phrase: str, names: Sequence[str],
     from .rules import _lists_people
 
     word = phrase.replace(" ", "")
+    if word in PEOPLE_WORDS or word.rstrip("들") in PEOPLE_WORDS:  # 직원, 인원: the rows of the table of people
+        people = [t for t, f in enumerate(frames) if _lists_people(names[t], f)]
+        cells = [v for english in english_words(word.rstrip("들")) if (v := _exact_value(english, frames))]
+        if people and cells:  # "인원" with a grade "Staff": the people, or the Staff rows? not guessed
+            return "ambiguous", people[0], f"{names[people[0]]}|{cells[0][1]}", False
     for english in english_words(phrase):
         wanted = [ABBREVIATIONS.get(w, w) for w in tokens(english)]
         tables = [t for t, n in enumerate(names) if _contains([ABBREVIATIONS.get(w, w) for w in tokens(n)], wanted)]

@@ -140,6 +140,18 @@ class _Context:
                 out[i] = people[0]
         return out
 
+    def row_noun_values(self) -> str:
+        """A word that names a table's rows and is also a cell ("staff" for a table named staff
+        with a grade "Staff"): counting the table and filtering on the cell are both readings, so
+        the question is declined with both (empty when there is no such word)."""
+        for v in self.values:
+            for i in v.span:
+                if i in self.row_nouns and len(v.span) == 1:
+                    t = self.row_nouns[i]
+                    return (f"{self.toks[i]!r} names both the rows of {self.names[t]!r} and the value "
+                            f"{str(v.value)!r} of its column {v.column!r}; I do not pick one without a model.")
+        return ""
+
     def counted_table(self, head: str) -> int | None:
         """The table whose rows ``head`` (the noun after "how many") names, if one does."""
         for i, w in enumerate(self.toks):
@@ -193,6 +205,9 @@ def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataF
     if len(question.split()) > MAX_WORDS:
         return Decline("The question is too long for the offline planner; it needs a model.")
     ctx = _Context(question, names, frames)
+    clash = ctx.row_noun_values()
+    if clash:
+        return Decline(clash)
     for rule in (_top_k, _group_by, _choice, _difference, _count, _aggregate, _superlative, _lookup):
         result = rule(ctx)
         if result is None:
