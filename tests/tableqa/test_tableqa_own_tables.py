@@ -147,3 +147,9 @@ def test_a_word_naming_both_the_table_and_a_cell_is_declined(question: str) -> N
     """A table named "members" whose role column holds "Member": all rows, or the Member rows?"""
     reply = ask(question, ("members", MEMBERS))
     assert reply.state["status"] == "declined" and reply.state["answer"] == [], reply.state["answer"]
+
+
+def test_an_english_question_naming_a_korean_cell_gets_an_english_decline() -> None:
+    reply = ask("What is the shoe size of 최네오?", ("employees", KOREAN_NAMES))
+    assert reply.state["status"] == "declined" and "columns:" in reply.state["reason"]
+    assert "열:" not in reply.state["reason"]

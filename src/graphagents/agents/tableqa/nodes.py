@@ -285,7 +285,10 @@ def _with_hint(reason: str, state: Any) -> str:
         return reason
     tables = state.get("original_tables") or []
     names = [c for t in tables for c in t.get("columns", [])][:12]
-    korean = bool(re.search(r"[가-힣]", state.get("question", "")))
+    from .offline import english_question
+
+    question = state.get("question", "")
+    korean = bool(re.search(r"[가-힣]", question)) and not english_question(question)
     shown = ", ".join(str(n)[:40] for n in names)
     if korean:
         hint = f"표의 열 이름을 그대로 써서 다시 물어보세요 (열: {shown})."

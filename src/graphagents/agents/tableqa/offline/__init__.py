@@ -19,7 +19,7 @@ from ..metrics import answer_strings
 from ..state import TableQAState
 from .rules import Decline, Plan, plan_question
 
-__all__ = ["MAX_QUESTION_CHARS", "OfflineBrain", "OfflineChoice"]
+__all__ = ["MAX_QUESTION_CHARS", "OfflineBrain", "OfflineChoice", "english_question"]
 
 MAX_QUESTION_CHARS = 400
 """Longest question the offline planner reads (its patterns, tokenizer and linking see no more)."""
@@ -36,7 +36,7 @@ _ENGLISH_START = re.compile(r"\s*(?:what|which|who|whom|whose|how|when|where|lis
                             r"give|show|name|tell|in|on|for|of|among)\b", re.IGNORECASE)
 
 
-def _english(question: str) -> bool:
+def english_question(question: str) -> bool:
     """English grammar around Korean names: starts like an English question and has more Latin
     words than Hangul ones."""
     latin = re.findall(r"[A-Za-z]{2,}", question)
@@ -80,7 +80,7 @@ class OfflineBrain:
         if len(question) > MAX_QUESTION_CHARS:  # checked before any pattern or tokenizer reads it
             return Decline(f"질문이 너무 깁니다 ({len(question):,}자): 모델 없이는 {MAX_QUESTION_CHARS}자 "
                            f"이하의 질문만 답합니다 (offline: questions up to {MAX_QUESTION_CHARS} characters).")
-        if not re.search(r"[가-힣]", question) or _english(question):
+        if not re.search(r"[가-힣]", question) or english_question(question):
             # an English question may name Korean cells ("What grade is 정하준?"): the English
             # patterns read them, and a Korean word they cannot link is a word they cannot explain
             return plan_question(question, names, frames, restated=True)

@@ -220,7 +220,7 @@ def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataF
             return Decline(f"Without a model I cannot account for {words} in this question, so I do not answer it.")
         return result
     left = list(dict.fromkeys(ctx.unexplained()))
-    unlinked = f"I could not link {', '.join(repr(w) for w in left[:4])} to a table, column or value; " if left else ""
+    unlinked = f"I could not link {', '.join(repr(w) for w in left[:4])} to a table, column or value. " if left else ""
     return Decline(f"{unlinked}This question needs a model: the offline planner answers counts, sums, averages, "
                    "top-k, largest/smallest, lookups and A-or-B comparisons.")
 
