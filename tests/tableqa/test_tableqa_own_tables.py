@@ -153,3 +153,12 @@ def test_an_english_question_naming_a_korean_cell_gets_an_english_decline() -> N
     reply = ask("What is the shoe size of 최네오?", ("employees", KOREAN_NAMES))
     assert reply.state["status"] == "declined" and "columns:" in reply.state["reason"]
     assert "열:" not in reply.state["reason"]
+
+
+def test_a_korean_people_word_is_never_a_translated_cell() -> None:
+    """인원 is "staff" in English, but never the grade "Staff" of a table of people."""
+    people = pd.DataFrame({"name": ["Kim", "Lee", "Park"], "grade": ["Staff", "Lead", "Staff"], "age": [30, 41, 28]})
+    reply = ask("직급별 인원 수는?", ("people", people))
+    frame = get_store().get(reply.state["answer_table"])
+    assert {str(r[0]): int(r[1]) for r in frame.itertuples(index=False)} == {"Lead": 1, "Staff": 2}
+    assert ask("전체 인원은 몇 명인가요?", ("people", people)).state["answer"] == ["3"]

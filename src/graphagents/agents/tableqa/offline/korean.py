@@ -154,10 +154,6 @@ def link(question: str, names: Sequence[str], frames: Sequence[pd.DataFrame],
                 if unsure:
                     pending.append((" ".join(w for w, _ in unsure), unsure[0][1]))
                 continue
-        if found is not None and found.kind == "ambiguous":
-            table, cell = found.name.split("|", 1)
-            return (f"'{phrase}'이(가) 표 '{table}'의 행들인지, 값 '{cell}'인지 모델 없이는 정할 수 없어 "
-                    "답하지 않습니다.")
         if found is not None:
             links.append(found)
         else:
@@ -229,12 +225,10 @@ def _lexicon_target(phrase: str, names: Sequence[str],
     from .rules import _lists_people
 
     word = phrase.replace(" ", "")
-    if word in PEOPLE_WORDS or word.rstrip("들") in PEOPLE_WORDS:  # 직원, 인원: the rows of the table of people
-        people = [t for t, f in enumerate(frames) if _lists_people(names[t], f)]
-        cells = [v for english in english_words(word.rstrip("들")) if (v := _exact_value(english, frames))]
-        if people and cells:  # "인원" with a grade "Staff": the people, or the Staff rows? not guessed
-            return "ambiguous", people[0], f"{names[people[0]]}|{cells[0][1]}", False
-    for english in english_words(phrase):
+    # 직원, 인원: a table or column its English names (Num_Employees), else the rows of the one table
+    # of people; never a cell its English happens to spell (인원 is not the grade "Staff")
+    people_word = word in PEOPLE_WORDS or word.rstrip("들") in PEOPLE_WORDS
+    for english in english_words(word.rstrip("들") if people_word else phrase):
         wanted = [ABBREVIATIONS.get(w, w) for w in tokens(english)]
         tables = [t for t, n in enumerate(names) if _contains([ABBREVIATIONS.get(w, w) for w in tokens(n)], wanted)]
         if len(tables) == 1:  # 부서 -> the department table (its rows), before any of its columns
@@ -248,10 +242,10 @@ def _lexicon_target(phrase: str, names: Sequence[str],
             return "column", t, column, numeric
         if columns:
             return None  # several columns fit: the embedder, or a decline, decides
-        value = _exact_value(english, frames)
+        value = None if people_word else _exact_value(english, frames)
         if value is not None:
             return "value", value[0], value[1], False
-    if word in PEOPLE_WORDS or word.rstrip("들") in PEOPLE_WORDS:  # 직원, 인원: the rows of the table of people
+    if people_word:
         people = [t for t, f in enumerate(frames) if _lists_people(names[t], f)]
         return ("table", people[0], names[people[0]], False) if len(people) == 1 else None
     return None
