@@ -205,3 +205,30 @@ def test_cases_over_the_same_tables_at_once_keep_their_own_uploads(tmp_path: Pat
     report = run_evaluation(EVALUATION, str(path), llm="oracle", jobs=2)
     assert True in held, "the other case never finished while the first was held: the race was not staged"
     assert report.counts()["right"] == 2, [(r.case.id, r.status, r.output.error) for r in report.results]
+
+
+def test_the_heldout_set_is_shipped_and_its_golds_are_a_measuring_stick() -> None:
+    """The held-out set (issue 23) loads by name, spans its four tables and both languages, and its
+    golds (values and table answers) score the oracle right and a shuffled oracle not right."""
+    from graphagents.agents.tableqa.eval import DATASETS
+
+    [path] = DATASETS["heldout"]()
+    cases = load_cases(path)
+    assert len(cases) >= 60 and {c.metadata["lang"] for c in cases} == {"en", "ko"}
+    records = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    files = {f for r in records for f in ([r["table_csv"]] if isinstance(r["table_csv"], str) else r["table_csv"])}
+    assert len(files) >= 3 and all((Path(path).parent / f).is_file() for f in files)
+    picked = tuple(c for c in cases if c.metadata["qtype"] in ("group", "topk", "join", "lookup"))[::3]
+    assert any(c.metadata["item"].rows for c in picked) and len(picked) >= 8
+    right = run_evaluation(EVALUATION, Dataset("h", picked), llm="oracle")
+    assert right.counts()["right"] == len(picked), [(r.case.id, r.output.answer) for r in right.results]
+    shuffled = OracleGold()
+    for i, case in enumerate(picked):
+        other = picked[(i + 1) % len(picked)].metadata["item"]
+        if other.rows:
+            shuffled.add(case.input, rows=[list(r) for r in other.rows])
+        else:
+            shuffled.add(case.input, answers=other.answers)
+    wrong = run_evaluation(EVALUATION, Dataset("h", picked), llm=oracle_model(shuffled))
+    assert wrong.counts()["right"] == 0, [(r.case.id, r.output.answer) for r in wrong.results if r.status == "right"]
+    assert_measuring_stick(score, [*expect(right.results, "right"), *expect(wrong.results, ("wrong", "partial"))])

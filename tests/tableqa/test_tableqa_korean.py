@@ -81,13 +81,17 @@ def test_cross_lingual_linking_answers_the_done_question_in_korean() -> None:
 def test_restatement_uses_the_tables_own_names() -> None:
     english = restate("인구가 300만 이상인 도시는 몇 개인가요?", ["cities"], [CITIES], None)
     assert english == "how many 도시 with 인구 at least 3000000?"
-    # without an embedder, a noun that is not literally a column or cell is declined
-    assert isinstance(restate("직원이 가장 많은 부서는?", ["department"], [pd.read_csv(DEPARTMENT)], None), tuple)
+    # without an embedder, a noun that is neither literally a column or cell nor in the lexicon is declined
+    department = pd.read_csv(DEPARTMENT)
+    assert isinstance(restate("규모가 가장 큰 부서는?", ["department"], [department], None), tuple)
+    # the lexicon links 직원 -> Num_Employees and 부서 -> the department table without one
+    assert restate("직원이 가장 많은 부서는?", ["department"], [department], None) == (
+        "which department has the most employee?")
 
 
 def test_an_embedder_that_fails_to_load_is_a_decline() -> None:
     def broken() -> None:
         raise RuntimeError("no key")
 
-    reason = restate("직원이 가장 많은 부서는?", ["department"], [pd.read_csv(DEPARTMENT)], broken)
+    reason = restate("규모가 가장 큰 부서는?", ["department"], [pd.read_csv(DEPARTMENT)], broken)
     assert isinstance(reason, tuple) and "임베딩" in reason[0]

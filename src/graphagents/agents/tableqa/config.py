@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 from graphagents.errors import ConfigError
 from graphagents.sandbox import ArtifactStore, Limits, SandboxPool, get_pool, get_store
@@ -47,6 +48,10 @@ class TableQASessionOptions(BaseModel):
         description="the user's uploaded tables for this session (tbl_... or name=tbl_..., from "
         "POST /api/agents/tableqa/uploads); overrides the agent's tables",
     )
+
+    channel: SkipJsonSchema[Literal["page", "cli", "api"] | None] = Field(
+        None, description="where the user talks to the agent (the web page sends 'page'): declines point at what "
+        "works there (the upload button, --table, or the uploads API)")
 
     @field_validator("tables")
     @classmethod

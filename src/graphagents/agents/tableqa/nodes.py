@@ -99,8 +99,7 @@ class Nodes:
             return fresh
         session_sources = [str(s) for s in state.get("session_options", {}).get("tables") or []]
         if not session_sources and not self.actx.options.tables:
-            return {**fresh, "status": "declined", "reason": "표가 없습니다. --table 파일.csv 로 표를 주세요 "
-                    "(no tables: pass --table FILE, or the tables option)."}
+            return {**fresh, "status": "declined", "reason": NO_TABLES[_channel(state)]}
         try:
             if session_sources:  # sessions come from end users (HTTP): their own uploads only
                 tables = self._session_tables(state.get("user_id") or ANONYMOUS, session_sources)
@@ -256,10 +255,50 @@ class Nodes:
             update["answers"] = _best_candidate(state.get("candidate_answers", []))
         elif status == "error" and not state.get("reason"):
             update["reason"] = "The planner's output could not be used; try again or use another model."
+        if status == "declined" and self.model is None and state.get("original_tables"):
+            update["reason"] = _with_hint(update.get("reason") or state.get("reason") or "", state)
         update["status"] = status
         view = {**state, **update, "steps": [*state.get("steps", []), *update.get("steps", [])]}
         update["reply"] = compose_reply(view)  # type: ignore[arg-type]
         return update
+
+
+NO_TABLES = {
+    "page": "표가 없습니다: 위의 '표 파일 올리기' 버튼으로 CSV·엑셀 파일을 올리고 표를 선택한 뒤 새 대화를 시작하세요 "
+            "(no tables: upload one with the upload button, tick it and start a new conversation).",
+    "api": "표가 없습니다: POST /api/agents/tableqa/uploads 로 표를 올리고 세션 옵션 tables 에 그 id를 주세요 "
+           "(no tables: upload one, then create the session with options.tables).",
+    None: "표가 없습니다. --table 파일.csv 로 표를 주세요 (no tables: pass --table FILE, or the tables option; "
+          "over HTTP, upload one with POST /api/agents/tableqa/uploads).",
+}
+
+
+def _channel(state: Any) -> str | None:
+    channel = (state.get("session_options") or {}).get("channel")
+    return channel if channel in ("page", "api") else None
+
+
+def _with_hint(reason: str, state: Any) -> str:
+    """An offline decline, plus what would work: the tables' columns as written, and (on the page)
+    the upload button for another table; said once."""
+    if "열:" in reason or "columns:" in reason:
+        return reason
+    tables = state.get("original_tables") or []
+    names = [c for t in tables for c in t.get("columns", [])][:12]
+    from .offline import english_question
+
+    question = state.get("question", "")
+    korean = bool(re.search(r"[가-힣]", question)) and not english_question(question)
+    shown = ", ".join(str(n)[:40] for n in names)
+    if korean:
+        hint = f"표의 열 이름을 그대로 써서 다시 물어보세요 (열: {shown})."
+        if _channel(state) == "page":
+            hint += " 다른 표가 필요하면 '표 파일 올리기' 버튼으로 올리세요."
+    else:
+        hint = f"Ask again with the columns' names as the table writes them (columns: {shown})."
+        if _channel(state) == "page":
+            hint += " To use another table, upload it with the upload button."
+    return f"{reason}\n{hint}" if reason else hint
 
 
 def _unusable_finish(state: TableQAState, observation: str) -> str:

@@ -132,5 +132,6 @@ function renderUploadList(list) {
 
 /** What a new session takes besides the option form: the uploads the user ticked. */
 export function sessionOptions() {
-  return uploads.chosen.size ? { tables: [...uploads.chosen] } : {};
+  // "channel": the agent's declines then point at the upload button, not at the CLI's --table
+  return uploads.chosen.size ? { tables: [...uploads.chosen], channel: "page" } : { channel: "page" };
 }

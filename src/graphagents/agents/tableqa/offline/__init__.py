@@ -19,7 +19,7 @@ from ..metrics import answer_strings
 from ..state import TableQAState
 from .rules import Decline, Plan, plan_question
 
-__all__ = ["MAX_QUESTION_CHARS", "OfflineBrain", "OfflineChoice"]
+__all__ = ["MAX_QUESTION_CHARS", "OfflineBrain", "OfflineChoice", "english_question"]
 
 MAX_QUESTION_CHARS = 400
 """Longest question the offline planner reads (its patterns, tokenizer and linking see no more)."""
@@ -30,6 +30,18 @@ class OfflineChoice:
     action: Action | None
     code: str | None = None
     decline: str | None = None
+
+
+_ENGLISH_START = re.compile(r"\s*(?:what|which|who|whom|whose|how|when|where|list|count|is|are|was|were|did|does|do|"
+                            r"give|show|name|tell|in|on|for|of|among)\b", re.IGNORECASE)
+
+
+def english_question(question: str) -> bool:
+    """English grammar around Korean names: starts like an English question and has more Latin
+    words than Hangul ones."""
+    latin = re.findall(r"[A-Za-z]{2,}", question)
+    hangul = re.findall(r"[가-힣]+", question)
+    return bool(_ENGLISH_START.match(question)) and len(latin) >= 3 and len(latin) > len(hangul)
 
 
 class OfflineBrain:
@@ -52,7 +64,9 @@ class OfflineBrain:
         steps = state.get("steps", [])
         failed = next((s for s in steps if not s.get("ok")), None)
         if failed is not None:
-            return OfflineChoice(None, decline=f"A step failed, so I do not answer: {failed.get('observation', '')}")
+            # the error text is in the step's record; the reason says what happened without Python's words
+            return OfflineChoice(None, decline=f"A step of the plan could not run on this table ({failed.get('action')}"
+                                 f"[{str(failed.get('argument', ''))[:80]}]), so I do not answer.")
         empty = next((t for t in state.get("intermediate_tables", []) if t["rows"] == 0), None)
         if empty is not None:
             return OfflineChoice(None, decline=f"No rows match ({empty['instruction']}), so I do not guess.")
@@ -66,8 +80,10 @@ class OfflineBrain:
         if len(question) > MAX_QUESTION_CHARS:  # checked before any pattern or tokenizer reads it
             return Decline(f"질문이 너무 깁니다 ({len(question):,}자): 모델 없이는 {MAX_QUESTION_CHARS}자 "
                            f"이하의 질문만 답합니다 (offline: questions up to {MAX_QUESTION_CHARS} characters).")
-        if not re.search(r"[가-힣]", question):
-            return plan_question(question, names, frames)
+        if not re.search(r"[가-힣]", question) or english_question(question):
+            # an English question may name Korean cells ("What grade is 정하준?"): the English
+            # patterns read them, and a Korean word they cannot link is a word they cannot explain
+            return plan_question(question, names, frames, restated=True)
         from .korean import restate
 
         english = restate(question, names, frames, self._embedder)

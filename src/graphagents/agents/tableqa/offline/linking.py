@@ -209,7 +209,7 @@ def link_columns(question_tokens: Sequence[str], frames: Sequence[pd.DataFrame],
             name = [w for w in tokens(column) if w not in COLUMN_FILLER]
 
             def named(q: str, w: str) -> bool:  # the word, an inflection, or the abbreviation's long form
-                return inflected(q, w) or (w in ABBREVIATIONS and inflected(q, ABBREVIATIONS[w]))
+                return inflected(q, w) or inflected(w, q) or (w in ABBREVIATIONS and inflected(q, ABBREVIATIONS[w]))
 
             positions: list[int] = []
             score = 0.0

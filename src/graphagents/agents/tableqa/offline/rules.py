@@ -140,6 +140,18 @@ class _Context:
                 out[i] = people[0]
         return out
 
+    def row_noun_values(self) -> str:
+        """A word that names a table's rows and is also a cell ("staff" for a table named staff
+        with a grade "Staff"): counting the table and filtering on the cell are both readings, so
+        the question is declined with both (empty when there is no such word)."""
+        for v in self.values:
+            for i in v.span:
+                if i in self.row_nouns and len(v.span) == 1:
+                    t = self.row_nouns[i]
+                    return (f"{self.toks[i]!r} names both the rows of {self.names[t]!r} and the value "
+                            f"{str(v.value)!r} of its column {v.column!r}; I do not pick one without a model.")
+        return ""
+
     def counted_table(self, head: str) -> int | None:
         """The table whose rows ``head`` (the noun after "how many") names, if one does."""
         for i, w in enumerate(self.toks):
@@ -172,8 +184,14 @@ def _lists_people(name: str, frame: pd.DataFrame) -> bool:
     words = set(tokens(name)) | {ABBREVIATIONS.get(w, w) for w in tokens(name)}
     if words & (PEOPLE_NOUNS | {"user", "customer", "student", "player", "people", "hr", "emp"}):
         return True
-    columns = {w for c in frame.columns for w in tokens(c)}
-    return "name" in columns and not columns & {"order", "product", "price", "amount", "quantity"}
+    columns = {ABBREVIATIONS.get(w, w) for c in frame.columns for w in tokens(c)}
+    return "name" in columns and bool(columns & _PERSON_COLUMNS) and not columns & {
+        "order", "product", "price", "amount", "quantity", "budget"}
+
+
+# columns that only a table of people has beside its names
+_PERSON_COLUMNS = frozenset({"age", "gender", "sex", "salary", "bonus", "grade", "birth", "born", "email", "phone",
+                             "hire", "hired", "joined", "height", "weight", "nationality", "position", "wage"})
 
 
 def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataFrame], *,
@@ -187,6 +205,9 @@ def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataF
     if len(question.split()) > MAX_WORDS:
         return Decline("The question is too long for the offline planner; it needs a model.")
     ctx = _Context(question, names, frames)
+    clash = ctx.row_noun_values()
+    if clash:
+        return Decline(clash)
     for rule in (_top_k, _group_by, _choice, _difference, _count, _aggregate, _superlative, _lookup):
         result = rule(ctx)
         if result is None:
@@ -198,8 +219,10 @@ def plan_question(question: str, names: Sequence[str], frames: Sequence[pd.DataF
             words = ", ".join(repr(w) for w in dict.fromkeys(left))
             return Decline(f"Without a model I cannot account for {words} in this question, so I do not answer it.")
         return result
-    return Decline("This question needs a model: the offline planner answers counts, sums, averages, "
-                   "largest/smallest, lookups and A-or-B comparisons.")
+    left = list(dict.fromkeys(ctx.unexplained()))
+    unlinked = f"I could not link {', '.join(repr(w) for w in left[:4])} to a table, column or value. " if left else ""
+    return Decline(f"{unlinked}This question needs a model: the offline planner answers counts, sums, averages, "
+                   "top-k, largest/smallest, lookups and A-or-B comparisons.")
 
 
 # helpers -------------------------------------------------------------------------------------
@@ -580,15 +603,21 @@ def _top_k(ctx: _Context) -> Plan | Decline | None:
                          f"Rank by {target.column} and keep {k}."))
     # "top 3 earners", "2 employees with the ...": the word after the count names rows, not numbers
     after = number_at + 1 if m.re is _TOP[3] else len(ctx.text[: m.end()].split())
-    noun = after < len(ctx.toks) and (ctx.toks[after] == "earner" or ctx.row_nouns.get(after) == target.table)
-    wants_entity = ctx.has("which|who|whom") or (noun and after + 1 not in target.positions)
-    if wants_entity:
+    rows_noun = after < len(ctx.toks) and (ctx.toks[after] == "earner" or ctx.row_nouns.get(after) == target.table)
+    wants_entity = ctx.has("which|who|whom") or (rows_noun and after + 1 not in target.positions)
+    noun_m = re.search(r"\b(?:which|what) (\w+)", ctx.text)
+    noun = tokens(noun_m.group(1))[0] if noun_m and tokens(noun_m.group(1)) else ""
+    named = [c for c in ctx.columns if not c.numeric and c.table == target.table and noun in tokens(c.column)]
+    if wants_entity and len(named) == 1:  # "which city are the top 2 by population": the city column
+        ctx.cover_column(named[0])
+        column: str | None = named[0].column
+    elif wants_entity:
         column = _name_column(ctx.frames[target.table])
-        if column is None:
-            return Decline("I cannot tell which column names the rows without a model.")
-        keep = column
     else:
-        keep = target.column
+        column = target.column
+    if column is None:
+        return Decline("I cannot tell which column names the rows without a model.")
+    keep = column
     steps.append(Planned("Operate", f"keep {keep}", f"new_table = df[[{keep!r}]]", "Read the answer."))
     return Plan(tuple(steps), many=True, rows=k)
 
@@ -721,9 +750,11 @@ def _lookup(ctx: _Context) -> Plan | Decline | None:
         ctx.cover_column(asked[0])
     elif not asked:
         entity = _entity_column(ctx)
-        if entity is None:
+        name = _name_column(ctx.frames[row.table]) if re.search(r"\bwhat (?:is|was|are) (?:the|its|their) name\b",
+                                                                 ctx.text) else None
+        if entity is None and name is None:
             return None
-        asked_table, asked_column = entity
+        asked_table, asked_column = entity if entity is not None else (row.table, str(name))
     else:
         return None
     prefix = _one_table(ctx, {row.table, asked_table})
