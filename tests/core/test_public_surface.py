@@ -28,7 +28,8 @@ EXPECTED = [
     "IntermediateTableArtifact", "MissingExtraError", "MissingKeyError", "ModelOutputError", "ModelRequestsBlocked",
     "ModelSetupError", "Question", "Reply", "RunError", "ServiceUnavailableError", "Session", "SessionContext",
     "SessionExistsError", "Settings", "SqlArtifact", "StateUpdateEvent", "StepEvent", "StepState", "TableArtifact",
-    "TokenEvent", "ToolCallEvent", "ToolResultEvent", "TurnDeadlineExceeded", "UnknownAgentError", "UnknownProviderError", "UnknownSessionError", "Usage",
+    "TokenEvent", "ToolCallEvent", "ToolResultEvent", "TurnDeadlineExceeded", "UnknownAgentError",
+    "UnknownProviderError", "UnknownSessionError", "Usage",
     "UsageError", "UsageSummary", "add_step_cap_node", "all_specs", "emit", "finish_when_low", "get_settings",
     "get_spec", "load", "nonblocking", "register", "steps_low",
 ]
