@@ -165,7 +165,8 @@ def test_supervisor_over_http_sends_the_orchestration_temperature_and_counts_eve
     agent = ga.load("supervisor", server.model_spec, settings=fast_settings(tmp_path), models={"sql": "offline"},
                     checkpoint_url="memory")
     reply = agent.session().send("송파구 아파트 매매 시세 분석해줘")
-    orchestrate = [b for b in server.requests if str(b["messages"][0]["content"]).startswith("당신은 실행 오케스트레이터")]
+    orchestrate = [b for b in server.requests
+                   if str(b["messages"][0]["content"]).startswith("당신은 실행 오케스트레이터")]
     assert orchestrate and all(b.get("temperature") == 0.2 for b in orchestrate)
     sent = sum(max(1, len(str(m.get("content") or "")) // 4) for b in server.requests for m in b["messages"])
     assert reply.usage is not None and reply.usage.model_calls == len(server.requests)
