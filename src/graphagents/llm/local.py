@@ -305,11 +305,27 @@ def load_local_model(rest: str, **kwargs: Any) -> LocalChatModel:
     return LocalChatModel(model_path=str(path), **{**defaults, **kwargs})
 
 
+def _runtime_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("llama_cpp_python")
+    except PackageNotFoundError:
+        return "(version unknown)"
+
+
 def doctor_check() -> str:
     """``graphagents doctor``'s line: runtime importable, bundled model present and verified."""
     from ..settings import get_settings
 
-    runtime = "llama-cpp-python importable" if runtime_available() else f"llama-cpp-python missing ({INSTALL_HINT})"
+    if runtime_available():
+        knobs = LocalSettings()
+        threads = knobs.threads or os.cpu_count() or 1
+        runtime = (f"llama-cpp-python {_runtime_version()} importable (context {knobs.ctx:,} tokens, "
+                   f"{threads} thread{'s' if threads != 1 else ''}, at most {knobs.max_tokens:,} tokens and "
+                   f"{knobs.timeout:g} s per call)")
+    else:
+        runtime = f"llama-cpp-python missing ({INSTALL_HINT})"
     target = get_settings().data_dir / "models" / BUNDLED.filename
     if target.is_file():
         ensure_bundled_model(get_settings().data_dir)  # refuses a changed file in one line
