@@ -346,10 +346,16 @@ class _Popen(popen_forkserver.Popen):
         self.pid = forkserver.read_signed(self.sentinel)
 
 
+# _Popen reuses multiprocessing's private launch steps (unchanged from Python 3.4 to 3.13); where a
+# Python lacks them, the standard launch runs instead (correct, only slower to start a child)
+_LAUNCH_INTERNALS = (all(hasattr(forkserver, n) for n in ("connect_to_new_process", "read_signed"))
+                     and hasattr(spawn, "get_preparation_data") and hasattr(util, "close_fds"))
+
+
 class _Process(multiprocessing.context.ForkServerProcess):
     @staticmethod
     def _Popen(process_obj: Any) -> Any:
-        return _Popen(process_obj)
+        return _Popen(process_obj) if _LAUNCH_INTERNALS else popen_forkserver.Popen(process_obj)
 
 
 def _wait_answer(receive: Connection, proc: Any, deadline: float) -> bytes | None:
