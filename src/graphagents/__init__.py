@@ -33,6 +33,7 @@ from .errors import (
     RunError,
     ServiceUnavailableError,
     SessionExistsError,
+    TurnDeadlineExceeded,
     UnknownAgentError,
     UnknownProviderError,
     UnknownSessionError,
@@ -40,6 +41,7 @@ from .errors import (
 )
 from .events import (
     DecisionEvent,
+    DegradedEvent,
     ErrorEvent,
     Event,
     FinalEvent,
@@ -73,6 +75,7 @@ __all__ = [
     "CitationArtifact",
     "ConfigError",
     "DecisionEvent",
+    "DegradedEvent",
     "DocumentArtifact",
     "ErrorEvent",
     "Event",
@@ -101,6 +104,7 @@ __all__ = [
     "TokenEvent",
     "ToolCallEvent",
     "ToolResultEvent",
+    "TurnDeadlineExceeded",
     "UnknownAgentError",
     "UnknownProviderError",
     "UnknownSessionError",

@@ -15,7 +15,8 @@
         ├── ServiceUnavailableError  a database, cache or server cannot be reached
         ├── BusyError                a session or the server is busy: retry after ``retry_after`` s
         ├── ModelOutputError         a model kept returning output we cannot use
-        └── ModelRequestsBlocked     a real model call while requests are disabled (tests)
+        ├── ModelRequestsBlocked     a real model call while requests are disabled (tests)
+        └── TurnDeadlineExceeded     the turn's time for model calls ran out (decision points fall back)
 
 Every message is one line that says what to do; the CLI and the server print ``str(exc)``.
 This module is public: ``from graphagents.errors import UnknownSessionError`` is supported, and every

@@ -20,7 +20,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 
 from .errors import TurnDeadlineExceeded
 
-__all__ = ["Usage", "UsageRecorder", "UsageSummary", "count_http_request"]
+__all__ = ["Usage", "UsageRecorder", "UsageSummary", "acount_http_request", "count_http_request"]
 
 
 class _Call:

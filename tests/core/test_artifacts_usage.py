@@ -53,9 +53,10 @@ def test_usage_recorder_reads_usage_metadata() -> None:
 
 
 def test_usage_summary_for_eval_reports() -> None:
-    summary = UsageSummary().extend([Usage(1, 10, 2, 10.0, 3), Usage(0, 0, 0, 30.0, 1), None, Usage(2, 5, 5, 20.0, 2)])
+    summary = UsageSummary().extend([Usage(1, 10, 2, 10.0, 3), Usage(0, 0, 0, 30.0, 1), None,
+                                     Usage(2, 5, 5, 20.0, 2, retries=1)])
     data = summary.to_dict()
-    assert data == {"turns": 3, "model_calls": 3, "input_tokens": 15, "output_tokens": 7,
+    assert data == {"turns": 3, "model_calls": 3, "input_tokens": 15, "output_tokens": 7, "retries": 1,
                     "model_calls_per_turn": 1.0, "latency_ms_p50": 20.0, "latency_ms_p95": 30.0,
                     "latency_ms_mean": 20.0, "steps_per_turn": 2.0, "steps_max": 3}
     assert UsageSummary().to_dict()["turns"] == 0

@@ -23,12 +23,13 @@ from graphagents import (
 
 EXPECTED = [
     "Agent", "AgentSpec", "Artifact", "BuildContext", "BusyError", "ChartArtifact", "CitationArtifact", "ConfigError",
-    "DecisionEvent", "DocumentArtifact", "ErrorEvent", "Event", "FinalEvent", "GraphAgentsError", "InputError",
+    "DecisionEvent", "DegradedEvent", "DocumentArtifact", "ErrorEvent", "Event", "FinalEvent", "GraphAgentsError",
+    "InputError",
     "IntermediateTableArtifact", "MissingExtraError", "MissingKeyError", "ModelOutputError", "ModelRequestsBlocked",
     "ModelSetupError", "Question", "Reply", "RunError", "ServiceUnavailableError", "Session", "SessionContext",
     "SessionExistsError", "Settings", "SqlArtifact", "StateUpdateEvent", "StepEvent", "StepState", "TableArtifact",
-    "TokenEvent",
-    "ToolCallEvent", "ToolResultEvent", "UnknownAgentError", "UnknownProviderError", "UnknownSessionError", "Usage",
+    "TokenEvent", "ToolCallEvent", "ToolResultEvent", "TurnDeadlineExceeded", "UnknownAgentError",
+    "UnknownProviderError", "UnknownSessionError", "Usage",
     "UsageError", "UsageSummary", "add_step_cap_node", "all_specs", "emit", "finish_when_low", "get_settings",
     "get_spec", "load", "nonblocking", "register", "steps_low",
 ]

@@ -230,7 +230,7 @@ def test_a_model_failure_ends_the_turn_with_an_error_event() -> None:
     _, reply = run(scripted(ConnectionError("provider down at https://internal-gw.example/v1?key=sk-123")))
     assert reply.text == "error:" and [e.code for e in of(reply, ErrorEvent)] == ["model"]
     message = of(reply, ErrorEvent)[0].message
-    assert "ConnectionError" in message and "sk-123" not in message and "internal-gw" not in message
+    assert "the model call failed: connection" in message and "sk-123" not in message and "internal-gw" not in message
 
 
 @pytest.mark.parametrize(("answers", "expected"), [(["yes"], "answered: 12700000 people"),

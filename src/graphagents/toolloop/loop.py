@@ -196,7 +196,11 @@ class ToolLoop(Generic[Ctx, B]):
         except Exception as exc:  # a model that cannot be reached ends the turn, not the session
             log.warning("model call failed: %s: %s", type(exc).__name__, loggable(str(exc)))
             # the exception's text stays in the log: it can hold provider URLs, ids or the prompt
-            emit(ErrorEvent(f"model call failed ({type(exc).__name__})", code="model"))
+            from graphagents.llm.degrade import reason_of
+
+            reason = reason_of(exc)  # a code (timeout, http_error, deadline ...), never the provider's text
+            emit(ErrorEvent(f"모델 호출이 실패해 이번 요청을 마치지 못했어요; 잠시 후 다시 시도해 주세요 "
+                            f"(the model call failed: {reason})", code="model"))
             return {"status": "error", "pending": None}
         step = outcome.step
         if outcome.path != "clean":

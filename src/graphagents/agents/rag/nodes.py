@@ -428,14 +428,13 @@ class Nodes:
             return {"answer": answer, "citations": [], "not_found": True}
         prompt = PROMPTS.render("baseline.txt", history=str(state.get("conversation_history") or "(없음)"),
                                 question=str(state.get("user_text", "")))
-        try:
-            reply = model.invoke([HumanMessage(prompt)])
-            answer = str(getattr(reply, "content", "") or "").strip()
-        except Exception as exc:  # noqa: BLE001
-            from graphagents.errors import ModelRequestsBlocked
-
-            if isinstance(exc, ModelRequestsBlocked):
-                raise
+        try:  # streamed, capped and cleaned like the pipeline's answer
+            answer = stream_answer(model, [HumanMessage(prompt)], korean=korean,
+                                   limit=self.r.settings.max_model_output_chars).text
+        except (ModelRequestsBlocked, GraphBubbleUp):
+            raise
+        except Exception as exc:  # the baseline has no offline answer: it says so
+            report_degraded("baseline", exc)
             answer = ""
         if not answer:
             answer = "모델이 답하지 못했습니다." if korean else "The model gave no answer."
