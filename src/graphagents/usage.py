@@ -128,10 +128,14 @@ class UsageRecorder(BaseCallbackHandler):
         self._finish()
         inputs = outputs = 0
         for generations in getattr(response, "generations", None) or []:
+            # one request's usage: with ``n`` choices every generation carries the same request's
+            # usage, so it is counted once per prompt, not once per choice
             for generation in generations:
                 meta = getattr(getattr(generation, "message", None), "usage_metadata", None) or {}
-                inputs += int(meta.get("input_tokens") or 0)
-                outputs += int(meta.get("output_tokens") or 0)
+                if meta:
+                    inputs += int(meta.get("input_tokens") or 0)
+                    outputs += int(meta.get("output_tokens") or 0)
+                    break
         with self._lock:
             self.input_tokens += inputs
             self.output_tokens += outputs

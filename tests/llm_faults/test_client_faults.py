@@ -125,3 +125,14 @@ def test_auto_leaves_other_openai_compatible_servers_to_the_prompt(openai_server
     server = openai_server(['{"action": "stop", "confidence": 1}'])
     assert ask_json(client(server), "decide", Decision, None) == Decision(action="stop", confidence=1)
     assert "response_format" not in server.requests[0]
+
+
+def test_n_choices_are_one_request_and_their_usage_is_counted_once(openai_server: Any) -> None:
+    from graphagents.llm.answer import sample_texts
+
+    server = openai_server(lambda body: Reply(choices=["a", "b", "c"]))
+    recorder = UsageRecorder()
+    texts = sample_texts(client(server), [HumanMessage("hello " * 40)], 3, config={"callbacks": [recorder]})
+    assert texts == ["a", "b", "c"] and server.requests[0]["n"] == 3 and len(server.requests) == 1
+    assert recorder.model_calls == 1
+    assert recorder.input_tokens == len("hello " * 40) // 4  # the request's prompt, once (not x3)
