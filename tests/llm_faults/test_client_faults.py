@@ -136,3 +136,38 @@ def test_n_choices_are_one_request_and_their_usage_is_counted_once(openai_server
     assert texts == ["a", "b", "c"] and server.requests[0]["n"] == 3 and len(server.requests) == 1
     assert recorder.model_calls == 1
     assert recorder.input_tokens == len("hello " * 40) // 4  # the request's prompt, once (not x3)
+
+
+def test_supervisor_over_http_sends_the_orchestration_temperature_and_counts_every_token(
+        openai_server: Any, tmp_path: Any) -> None:
+    """Issue 24 defects 5 and 12: the usage of a whole supervisor turn is what was sent (streamed
+    responder included), and orchestration decisions go at temperature 0.2."""
+    import json as _json
+
+    import graphagents as ga
+
+    from .conftest import fast_settings
+
+    plan = _json.dumps({"intent": {"intent_type": "market_analysis", "confidence": 0.9, "entities": {}},
+                        "teams": [{"team": "search", "reason": "시세", "scopes": ["market"]},
+                                  {"team": "analysis", "reason": "통계", "uses": ["search"]}],
+                        "strategy": "sequential"}, ensure_ascii=False)
+
+    def script(body: dict[str, Any]) -> Reply | str:
+        first = str(body["messages"][0].get("content") or "")
+        if first.startswith("당신은 부동산 상담 서비스의 계획 담당자"):
+            return plan
+        if first.startswith("당신은 실행 오케스트레이터"):
+            return '{"action": "continue", "reasoning": "충분", "confidence": 0.8}'
+        return Reply(text="송파구 시세는 데이터로 정리했습니다. " * 20, chunk_chars=7)
+
+    server = openai_server(script)
+    agent = ga.load("supervisor", server.model_spec, settings=fast_settings(tmp_path), models={"sql": "offline"},
+                    checkpoint_url="memory")
+    reply = agent.session().send("송파구 아파트 매매 시세 분석해줘")
+    orchestrate = [b for b in server.requests
+                   if str(b["messages"][0]["content"]).startswith("당신은 실행 오케스트레이터")]
+    assert orchestrate and all(b.get("temperature") == 0.2 for b in orchestrate)
+    sent = sum(max(1, len(str(m.get("content") or "")) // 4) for b in server.requests for m in b["messages"])
+    assert reply.usage is not None and reply.usage.model_calls == len(server.requests)
+    assert reply.usage.input_tokens == sent  # before: streamed calls reported nothing
