@@ -146,3 +146,19 @@ def test_past_the_turn_deadline_no_model_is_asked_and_the_session_goes_on(rag_on
     assert isinstance(final, FinalEvent) and final.text
     again = session.send("What about low blood pressure?")
     assert again.text and again.usage is not None
+
+
+def test_a_model_judge_spares_the_offline_judge(rag_on: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 26, item 7: the offline judge embeds every sentence of the answer; with a model judge
+    configured it runs only when the model's verdict is unusable."""
+    from graphagents.agents.rag import nodes
+
+    calls: list[str] = []
+    real = nodes.offline_feedback
+    monkeypatch.setattr(nodes, "offline_feedback", lambda *a, **k: calls.append("offline") or real(*a, **k))
+    agent, _ = rag_on({"intent": INTENT, "slots": "{}", "judge": GOOD_JUDGE, "answer": ANSWER})
+    agent.session(None, user_id="f9").send("How is high blood pressure treated?")
+    assert calls == []
+    agent, _ = rag_on({"intent": INTENT, "slots": "{}", "judge": "not json", "answer": ANSWER})
+    agent.session(None, user_id="f10").send("How is high blood pressure treated?")
+    assert calls  # the unusable verdict: the offline judge decides

@@ -93,3 +93,11 @@ def test_amounts_beyond_64_bits_fall_back_to_the_offline_plan() -> None:
     assert ("planning", "unusable") in [(e.step, e.reason) for e in reply.events if isinstance(e, DegradedEvent)]
     assert str(10**30) not in json.dumps(reply.state, default=str)
     assert session.send("고마워").text  # the session goes on
+
+
+def test_a_huge_responder_answer_is_cut_and_says_so() -> None:
+    """Issue 26, item 7: a 1 MB answer was returned and cached verbatim."""
+    script = Script([plan(SEARCH, ANALYSIS, intent="market_loan")], [decision("continue")],
+                    reply="시세 설명입니다. " * 100_000)
+    reply = scripted_supervisor(script).session().send(QUERY)
+    assert "32,000자에서 잘랐어요" in reply.text and len(reply.text) < 40_000
