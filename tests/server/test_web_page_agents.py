@@ -23,11 +23,11 @@ def test_slotfill_shows_collected_slots_live(browser: Any, server: LiveServer) -
     page.wait_for_selector("#session-id:has-text('session')")
     page.fill("#input", "안녕하세요")
     page.click("#send")
-    page.wait_for_selector(".msg.agent:has-text('이 정보가 맞으신가요')", timeout=30_000)
+    page.wait_for_selector(".msg.agent:has-text('이 정보가 맞으신가요')", timeout=120_000)
     assert page.locator("#state .current-stage[data-stage='confirm_basic_info']").count() == 1
     page.fill("#input", "번호가 틀렸어요 010-9876-5432")
     page.click("#send")
-    page.wait_for_selector("#state li.form-field[data-slot='customer_phone'] >> text=010-9876-5432", timeout=30_000)
+    page.wait_for_selector("#state li.form-field[data-slot='customer_phone'] >> text=010-9876-5432", timeout=120_000)
     assert page.locator("#events li.state_update").count() >= 2
 
 
