@@ -156,6 +156,13 @@ def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceInd
         scored.append((float(sims[i]) + TERM_BONUS * min(hits, 3) + prior, float(sims[i]), i))
     scored.sort(key=lambda t: (-t[0], t[2]))
     best = scored[0][1] if scored else 0.0
+    # A passage whose heading answers the asked aspect of the asked topic ("What is the outlook for
+    # Whiplash?" -> the "outlook" passage of "Whiplash") needs no similarity threshold: its metadata
+    # says what it answers; a question that asks no aspect is answered from overview passages when
+    # the documents have one about its topic.
+    strong = [guard.matches(question, d) for d in docs]
+    overview_only = not guard.aspects and any(s and heading_aspect(str(d.get("heading") or "")) == "overview"
+                                              for s, d in zip(strong, docs, strict=True))
     limit = SENTENCES_BY_INTENT.get(intent, 4)
     chosen: list[tuple[int, str]] = []
     seen: set[str] = set()
@@ -164,7 +171,9 @@ def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceInd
         if len(chosen) >= limit:
             break
         sentence = index.items[i]
-        if sim < SUPPORT_THRESHOLD:
+        if sim < (0.0 if strong[sentence.doc_index] else SUPPORT_THRESHOLD):
+            continue
+        if overview_only and heading_aspect(_doc_heading(docs, sentence.doc_index)) != "overview":
             continue
         if per_doc.get(sentence.doc_index, 0) >= MAX_PER_PASSAGE:
             continue
@@ -316,6 +325,10 @@ def _missing_aspects(guard: TopicGuard, focus: Sequence[str], answer_text: str,
             out.append(f"{name}({entity})" if name else entity)
     del focus
     return out
+
+
+def _doc_heading(docs: Sequence[Mapping[str, Any]], i: int) -> str:
+    return str(docs[i].get("heading") or "") if 0 <= i < len(docs) else ""
 
 
 def _doc_title(docs: Sequence[Mapping[str, Any]], i: int) -> str:

@@ -59,6 +59,8 @@ _EN_ASPECTS: dict[str, str] = {
     "genetics": r"\bgenes?\b|\bgenetic changes?\b|\bmutations?\b",
     "stages": r"\bstages?\b",
     "research": r"\bresearch\b|\bclinical trials?\b",
+    "frequency": r"\bhow many people\b|\bhow common\b|\baffected by\b",
+    "diet": r"\bwhat to do for\b|\bdiet\b",
 }
 _KO_ASPECTS: dict[str, tuple[str, ...]] = {
     "side_effects": ("부작용", "이상반응"),
@@ -74,6 +76,9 @@ _KO_ASPECTS: dict[str, tuple[str, ...]] = {
     "inheritance": ("유전되", "유전돼", "유전인가", "유전이"),
     "stages": ("병기",),
     "research": ("임상시험", "연구"),
+    "genetics": ("유전자 변화", "유전자"),
+    "frequency": ("얼마나 많은", "몇 명", "환자 수", "얼마나 흔"),
+    "diet": ("어떻게 해야", "식단", "식사"),
 }
 _EN_ASPECT_RES = {a: re.compile(p) for a, p in _EN_ASPECTS.items()}
 
@@ -228,6 +233,19 @@ class TopicGuard:
         if own != "overview":
             return False  # a passage about treatment does not answer a question about symptoms
         return any(cue in low for aspect in self.aspects for cue in _CUES.get(aspect, ()))
+
+    def matches(self, question: str, doc: Mapping[str, Any]) -> bool:
+        """``doc`` is *the* passage for the question by its metadata: its title is the asked topic
+        (the lexicon's entity, or every word of the title in the question) and its heading answers
+        the asked aspect (an overview when none is asked)."""
+        title = str(doc.get("title") or "")
+        words = {w for w in re.findall(r"[a-z0-9]+", title.lower()) if len(w) > 1}
+        about = bool(self.topic_of(doc) & self.entities) or bool(
+            words and words <= set(re.findall(r"[a-z0-9]+", question.lower())))
+        if not about:
+            return False
+        own = heading_aspect(str(doc.get("heading") or ""))
+        return own in self.aspects if self.aspects else own == "overview"
 
     def allows(self, sentence: str, doc: Mapping[str, Any]) -> bool:
         return self.entity_ok(sentence, doc) and self.aspect_ok(sentence, doc)
