@@ -138,11 +138,12 @@ def test_declines_warnings_and_repeats_are_scored(oracle_run: Report) -> None:
     """must_decline: any citation is wrong; reply_must_include: a reply without the warning is wrong;
     a reply that quotes the same line twice is at best partial."""
     from graphagents.evals import Case
+    from graphagents.evals.scoring import score_case
 
     right = next(r for r in oracle_run.results if r.case.kind == "question" and r.status == "right")
     unanswerable = replace(right.case, expected=[], metadata={**right.case.metadata, "answerable": False})
-    assert score(unanswerable, right.output).status == "wrong"
-    assert score(unanswerable, _with(right, cited=[]).output).status == "right"
+    assert score_case(score, unanswerable, right.output).status == "wrong"
+    assert score_case(score, unanswerable, _with(right, cited=[]).output).status == "right"
     label = {**right.case.metadata.get("label", {}), "reply_must_include": ["warfarin"]}
     warned: Case = replace(right.case, metadata={**right.case.metadata, "label": label})
     assert score(warned, _with(right, reply="nothing about it").output).status == "wrong"

@@ -264,11 +264,7 @@ def _score_question(case: Case, output: Output) -> Score:
     metrics.update(cited=len(cited), cited_gold=good,
                    citation_precision=round(good / len(cited), 4) if cited else None,
                    repeated_lines=len(repeated), missing_required=missing)
-    if case.metadata.get("answerable") is False:  # the documents do not answer it: only a decline is right
-        if cited:
-            return Score("wrong", metrics, f"answered from {len(cited)} passage(s) although the documents do not "
-                                           "cover the question")
-        return Score("right", metrics, "declined, as due")
+    # must_decline (answerable: false) is the harness's rule (score_case): declined -> right, else wrong
     if not cited:
         return Score("declined", metrics, "not found: nothing cited")
     if not good:

@@ -80,9 +80,7 @@ ASPECTS: dict[str, tuple[str, ...]] = {
     "두통": ("headache",),
     "혈액 희석제": ("blood thinners",),
     "항응고제": ("anticoagulants", "blood thinners"),
-    "영양": ("nutrition", "nutrients"),
-    "멀미": ("motion sickness",),
-    "백신": ("vaccine",),
+
     "노인": ("older adults", "seniors"),
 }
 _GENERIC = frozenset({"what is", "information", "common"})
@@ -166,7 +164,7 @@ _SELF = re.compile(r"(^|[^가-힣])(제가|저는|저도|제|내가|나는|내)(
 _ENTITIES = frozenset({
     "혈압", "혈당", "공복혈당", "당화혈색소", "당뇨", "당뇨병", "고혈압", "저혈압", "콜레스테롤", "신장",
     "콩팥", "만성 신장병", "심장", "뇌졸중", "천식", "암", "백혈병", "림프종", "성인", "소아", "어린이",
-    "아이", "임신", "노인", "식단", "음식", "운동", "진통제", "해열제", "두통", "혈액 희석제", "항응고제", "멀미"})
+    "아이", "임신", "노인", "식단", "음식", "운동", "진통제", "해열제", "두통", "혈액 희석제", "항응고제"})
 ASPECT_WORDS = frozenset(e for key, values in ASPECTS.items() if key not in _ENTITIES for e in values)
 """English words of question aspects (side effects, treatment ...), as opposed to topics (diseases, drugs)."""
 _ASPECT_ONLY = ASPECT_WORDS
