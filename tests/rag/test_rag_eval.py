@@ -162,3 +162,19 @@ def test_the_heldout_files_load() -> None:
     assert len(questions) >= 60 and {c.metadata["lang"] for c in questions} == {"en", "ko"}
     assert sum(c.metadata.get("answerable") is False for c in questions) >= 5
     assert sum(c.kind == "emergency" for c in cases) >= 100
+
+
+def test_the_fresh_heldout_file_loads_with_gold_in_the_corpus() -> None:
+    import json
+
+    from graphagents.agents.rag.eval import BUNDLED, DATASETS
+    from graphagents.packagedata import package_path
+
+    cases = [c for source in DATASETS["heldout_fresh"]() for c in load_cases(source)]
+    questions = [c for c in cases if c.kind == "question"]
+    assert len(questions) >= 60 and {c.metadata["lang"] for c in questions} == {"en", "ko"}
+    assert sum(c.metadata.get("answerable") is False for c in questions) >= 8
+    corpus = package_path("graphagents.agents.rag", "data", "medquad", "passages.jsonl")
+    ids = {json.loads(line)["id"] for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()}
+    rows = [json.loads(line) for line in (BUNDLED / "heldout_fresh.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all(set(row["relevant_passage_ids"]) <= ids for row in rows)

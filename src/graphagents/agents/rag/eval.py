@@ -61,7 +61,15 @@ def _heldout() -> list[Source]:
     return list(present)
 
 
-DATASETS: dict[str, Callable[[], Sequence[Source]]] = {"dev": _dev, "heldout": _heldout}
+def _heldout_fresh() -> list[Source]:
+    path = BUNDLED / "heldout_fresh.jsonl"
+    if not path.is_file():
+        raise missing_dataset("rag", "heldout_fresh", path)
+    return [path]
+
+
+DATASETS: dict[str, Callable[[], Sequence[Source]]] = {
+    "dev": _dev, "heldout": _heldout, "heldout_fresh": _heldout_fresh}
 
 
 class EvalOptions(BaseModel):
