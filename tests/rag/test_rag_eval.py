@@ -178,3 +178,17 @@ def test_the_fresh_heldout_file_loads_with_gold_in_the_corpus() -> None:
     ids = {json.loads(line)["id"] for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()}
     rows = [json.loads(line) for line in (BUNDLED / "heldout_fresh.jsonl").read_text(encoding="utf-8").splitlines()]
     assert all(set(row["relevant_passage_ids"]) <= ids for row in rows)
+
+
+def test_each_question_is_its_own_user(tmp_path: Path, rag_options: dict[str, Any], mini_store: Any) -> None:
+    """A profile built by one case's setup (warfarin) must not reach the next case: "부작용이 뭐예요?"
+    with no profile names no drug."""
+    rows = [{"id": "w", "question": "부작용이 뭐예요?", "setup": ["저는 와파린을 복용하고 있어요."],
+             "relevant_passage_ids": []},
+            {"id": "bare", "question": "부작용이 뭐예요?", "relevant_passage_ids": []}]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    report = run_evaluation(EVALUATION, str(path), options=rag_options, jobs=1)
+    answers = {r.case.id: str(r.output.data.get("reply") or "") for r in report.results}
+    assert "와파린" in answers["w"] or "warfarin" in answers["w"].lower()
+    assert "와파린" not in answers["bare"] and "warfarin" not in answers["bare"].lower()

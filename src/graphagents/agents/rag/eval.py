@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import threading
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -177,6 +178,11 @@ def _start(ctx: EvalContext) -> Iterator[Any]:
                                          rctx.options.corpus).ensure())
             return stores[0]
 
+    def profiles() -> Any:
+        from .profiles import profile_store_for
+
+        return profile_store_for(rctx.services.store, rctx.services.database)
+
     def question(case: Case) -> Output:
         from .language import named_terms
         from .query import retrieval_query
@@ -194,9 +200,15 @@ def _start(ctx: EvalContext) -> Iterator[Any]:
                                 if gold else {}, "answered": answers}
         if not answers:
             return Output(ranked["rerank"][:K], data)
-        session = agent.session(None, user_id="eval")
-        usage = [session.send(str(m)).usage for m in case.metadata.get("setup") or []]
-        reply = session.send(str(case.input))
+        # each question is its own user: a profile built by one case's setup (warfarin, pregnancy) must
+        # not answer the next case's question, nor one of the next run
+        user = f"eval-{uuid.uuid4().hex}"
+        session = agent.session(None, user_id=user)
+        try:
+            usage = [session.send(str(m)).usage for m in case.metadata.get("setup") or []]
+            reply = session.send(str(case.input))
+        finally:
+            profiles().delete(user)
         state = reply.state
         cited = [str(a.to_dict()["source"]) for a in reply.artifacts if a.kind == "citation"]
         logs = state.get("refine_iteration_logs") or []
@@ -226,7 +238,11 @@ def _start(ctx: EvalContext) -> Iterator[Any]:
                       {"same_signature": sig_a == sig_b, "cosine": round(cosine, 4)})
 
     def emergency(case: Case) -> Output:
-        reply = agent.session(None, user_id="eval").send(str(case.input))
+        user = f"eval-{uuid.uuid4().hex}"
+        try:
+            reply = agent.session(None, user_id=user).send(str(case.input))
+        finally:
+            profiles().delete(user)
         flagged = bool(reply.state.get("emergency"))
         return Output(reply.text, {"flagged": flagged, "reply": reply.text}, {"notice": flagged},
                       (reply.usage,), errors_of(reply.events))

@@ -108,7 +108,8 @@ def unreadable_drugs(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-_MEDICINE_WORDS = re.compile(r"약|복용|먹어도|먹을|진통제|해열제|치료|부작용|같이|medicine|medication|drug|pill|tablet|"
+_MEDICINE_WORDS = re.compile(r"약|복용|먹어도|먹을|진통제|해열제|치료|부작용|같이|처방|희석제|항응고|용량|"
+                             r"medicine|medication|drug|pill|tablet|prescri|dose|dosage|"
                              r"pain reliever|painkiller|treat|side effect|take|taking|thinner")
 _FACTOR_CUES = {"pregnant": ("pregnan",), "child": ("child",), "infant": ("infant", "baby", "babies"),
                 "older_adult": ("older adult", "older people", "elderly", "seniors", "over 65", "age 65")}

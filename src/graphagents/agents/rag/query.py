@@ -134,7 +134,9 @@ def focus_terms(text: str) -> list[str]:
     from graphagents.cache import quantities
 
     out: list[str] = [q for q in quantities(text) if re.search(r"[a-z]", q)]
-    for t in terms(text):
+    # glossary names of two words ("혈액 희석제") are not one morpheme: looked up in the text
+    joined = [k for k in ASPECTS if " " in k and k in text] if is_korean(text) else []
+    for t in [*joined, *terms(text)]:
         if t in _QUESTION_WORDS or t in _UNITS or len(t) < 2 or t.isdigit():
             continue
         if is_korean(t):
@@ -176,7 +178,15 @@ def profile_relevant(text: str) -> bool:
     if _SELF.search(text):
         return True
     topics = [t for t in focus_terms(text) if t not in _ASPECT_ONLY]
-    return not topics
+    if topics:
+        return False
+    # a Korean question's own topic may be a name the glossary does not hold: a drug or condition of
+    # the lexicon ("C형 간염은 어떻게 치료하나요?"), or a noun nobody reads ("구내염") -- either way it is
+    # not a question about the user's own medicines
+    from .guard import unknown_topic_words
+    from .lexicon import find_terms
+
+    return not find_terms(text) and not (is_korean(text) and unknown_topic_words(text))
 
 
 def retrieval_query(text: str, profile: Mapping[str, Any] | None = None, *, extra: Iterable[str] = ()) -> str:
