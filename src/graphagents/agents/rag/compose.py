@@ -254,12 +254,12 @@ def unknown_topic_reply(words: Sequence[str], korean: bool) -> str:
     """The decline for a question whose topic the agent cannot read: which words, and what works."""
     listed = ", ".join(f"'{w}'" for w in words[:4])
     if korean:
-        return (f"질문의 {listed}이(가) 어떤 병이나 약인지 알아듣지 못해 답하지 않았습니다. 잘못된 문서로 답하지 않기 "
-                "위해서입니다. 병이나 약의 다른 이름이나 영어 이름으로 다시 물어봐 주세요 "
+        return (f"{NOT_FOUND_KO}\n질문의 {listed}이(가) 어떤 병이나 약인지 알아듣지 못해 답하지 않았습니다. "
+                "잘못된 문서로 답하지 않기 위해서입니다. 병이나 약의 다른 이름이나 영어 이름으로 다시 물어봐 주세요 "
                 "(예: 'migraine의 치료법은 무엇인가요?', '대상포진 증상').\n\n" + safety_note(True))
-    return (f"None of the documents I found is about {listed}, so I did not answer (I do not recognise it as a "
-            "condition or medicine I have documents on). Ask with the condition's or medicine's usual name, "
-            "e.g. 'What are the symptoms of shingles?'.\n\n" + safety_note(False))
+    return (f"{NOT_FOUND_EN}\nNone of the documents I found is about {listed}, so I did not answer "
+            "(I do not recognise it as a condition or medicine I have documents on). Ask with the condition's "
+            "or medicine's usual name, e.g. 'What are the symptoms of shingles?'.\n\n" + safety_note(False))
 
 
 def _bleeding_line(korean: bool) -> str:
