@@ -138,11 +138,12 @@ def test_declines_warnings_and_repeats_are_scored(oracle_run: Report) -> None:
     """must_decline: any citation is wrong; reply_must_include: a reply without the warning is wrong;
     a reply that quotes the same line twice is at best partial."""
     from graphagents.evals import Case
+    from graphagents.evals.scoring import score_case
 
     right = next(r for r in oracle_run.results if r.case.kind == "question" and r.status == "right")
     unanswerable = replace(right.case, expected=[], metadata={**right.case.metadata, "answerable": False})
-    assert score(unanswerable, right.output).status == "wrong"
-    assert score(unanswerable, _with(right, cited=[]).output).status == "right"
+    assert score_case(score, unanswerable, right.output).status == "wrong"
+    assert score_case(score, unanswerable, _with(right, cited=[]).output).status == "right"
     label = {**right.case.metadata.get("label", {}), "reply_must_include": ["warfarin"]}
     warned: Case = replace(right.case, metadata={**right.case.metadata, "label": label})
     assert score(warned, _with(right, reply="nothing about it").output).status == "wrong"
@@ -161,3 +162,33 @@ def test_the_heldout_files_load() -> None:
     assert len(questions) >= 60 and {c.metadata["lang"] for c in questions} == {"en", "ko"}
     assert sum(c.metadata.get("answerable") is False for c in questions) >= 5
     assert sum(c.kind == "emergency" for c in cases) >= 100
+
+
+def test_the_fresh_heldout_file_loads_with_gold_in_the_corpus() -> None:
+    import json
+
+    from graphagents.agents.rag.eval import BUNDLED, DATASETS
+    from graphagents.packagedata import package_path
+
+    cases = [c for source in DATASETS["heldout_fresh"]() for c in load_cases(source)]
+    questions = [c for c in cases if c.kind == "question"]
+    assert len(questions) >= 60 and {c.metadata["lang"] for c in questions} == {"en", "ko"}
+    assert sum(c.metadata.get("answerable") is False for c in questions) >= 8
+    corpus = package_path("graphagents.agents.rag", "data", "medquad", "passages.jsonl")
+    ids = {json.loads(line)["id"] for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()}
+    rows = [json.loads(line) for line in (BUNDLED / "heldout_fresh.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert all(set(row["relevant_passage_ids"]) <= ids for row in rows)
+
+
+def test_each_question_is_its_own_user(tmp_path: Path, rag_options: dict[str, Any], mini_store: Any) -> None:
+    """A profile built by one case's setup (warfarin) must not reach the next case: "부작용이 뭐예요?"
+    with no profile names no drug."""
+    rows = [{"id": "w", "question": "부작용이 뭐예요?", "setup": ["저는 와파린을 복용하고 있어요."],
+             "relevant_passage_ids": []},
+            {"id": "bare", "question": "부작용이 뭐예요?", "relevant_passage_ids": []}]
+    path = tmp_path / "cases.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    report = run_evaluation(EVALUATION, str(path), options=rag_options, jobs=1)
+    answers = {r.case.id: str(r.output.data.get("reply") or "") for r in report.results}
+    assert "와파린" in answers["w"] or "warfarin" in answers["w"].lower()
+    assert "와파린" not in answers["bare"] and "warfarin" not in answers["bare"].lower()

@@ -123,3 +123,78 @@ def test_the_rerank_puts_the_asked_aspect_and_entity_first() -> None:
     assert rerank("저혈압이 뭐예요?", "저혈압이 뭐예요? low blood pressure", bp)[0].id == "low"
     assert rerank("고혈압이 뭐예요?", "고혈압이 뭐예요? high blood pressure", bp)[0].id == "high"
     assert [h.id for h in rerank("x", "x", [])] == []
+
+
+PAIN = {"title": "Pain Relievers", "heading": "Do you have information about Pain Relievers"}
+ARRHYTHMIA = {"title": "Arrhythmia", "heading": "What is (are) Arrhythmia ?"}
+
+
+@pytest.mark.parametrize(("text", "aspects"), [
+    ("What is the maximum daily dose of acetaminophen?", ["dosage"]),
+    ("타이레놀 하루 최대 용량은 얼마인가요?", ["dosage"]),
+    ("How much weight should I gain during pregnancy?", []),  # "how much" without taking is no dose
+    ("How do doctors tell that a rash is shingles?", ["diagnosis"]),
+])
+def test_dose_and_diagnosis_questions(text: str, aspects: list[str]) -> None:
+    assert question_aspects(text) == aspects
+
+
+@pytest.mark.parametrize(("question", "doc", "sentence", "allowed"), [
+    # a dose is a number with a unit, never the word "doses" alone
+    ("What is the maximum daily dose of acetaminophen?", PAIN,
+     "Many NSAIDs are also available at higher prescription doses, such as acetaminophen.", False),
+    ("What is the maximum daily dose of acetaminophen?", PAIN,
+     "Adults should not take more than 3,000 mg of acetaminophen a day.", True),
+    # "signals" is no sign of a disease
+    ("What does an arrhythmia feel like?", ARRHYTHMIA,
+     "In atrial fibrillation, electrical signals travel through the atria in a fast way.", False),
+    ("What does an arrhythmia feel like?", ARRHYTHMIA, "Signs of an arrhythmia include a slow heartbeat.", True),
+])
+def test_dose_and_symptom_cues(question: str, doc: dict[str, Any], sentence: str, allowed: bool) -> None:
+    assert TopicGuard.for_question(question).allows(sentence, doc) is allowed
+
+
+@pytest.mark.parametrize(("text", "unknown"), [
+    ("구내염에 좋은 약은 무엇인가요?", ["구내염"]),
+    ("비인후염은 어떻게 치료하나요?", ["비인후염"]),
+    ("C형 간염은 어떻게 치료하나요?", []),  # the lexicon reads hepatitis C
+    ("편두통에 좋은 약은 무엇인가요?", []),
+    ("혈액 희석제는 왜 처방하나요?", []),  # a two-word glossary name
+    ("부작용이 뭐예요?", []),  # an aspect only: the profile's medicines are the topic
+    ("아이가 열이 나면 해열제를 얼마나 먹여야 하나요?", []),
+])
+def test_unknown_korean_topic_words(text: str, unknown: list[str]) -> None:
+    from graphagents.agents.rag.guard import unknown_topic_words
+
+    assert unknown_topic_words(text) == unknown
+
+
+def test_an_unknown_topic_is_named_and_a_known_one_is_not() -> None:
+    docs = [{"title": "Shingles"}, {"title": "Heart Attack"}]
+    sore = "구내염에 좋은 약은 무엇인가요?"
+    assert TopicGuard.for_question(sore).unknown_topic(sore, docs) == ["구내염"]
+    assert TopicGuard.for_question("대상포진 증상").unknown_topic("대상포진 증상", docs) == []
+    english = "How are canker sores treated?"
+    assert TopicGuard.for_question(english).unknown_topic(english, docs) == ["canker", "sores"]
+    assert TopicGuard.for_question(english).unknown_topic(english, [{"title": "Canker Sores"}]) == []
+    heart = "What is the outlook after a heart attack?"
+    assert TopicGuard.for_question(heart).unknown_topic(heart, docs) == []
+
+
+def test_a_question_naming_its_own_topic_is_not_about_the_profile() -> None:
+    from graphagents.agents.rag.query import profile_relevant
+
+    assert not profile_relevant("C형 간염은 어떻게 치료하나요?")  # the lexicon's topic, no glossary word
+    assert not profile_relevant("구내염에 좋은 약은 무엇인가요?")  # a topic nobody reads is still a topic
+    assert profile_relevant("부작용이 뭐예요?")
+    assert profile_relevant("제가 먹는 약이랑 같이 먹어도 돼요?")
+
+
+def test_an_unknown_topic_declines_and_says_what_would_work(make_agent: Any) -> None:
+    session = make_agent().session(None, user_id="u-unknown-topic")
+    reply = session.send("구내염에 좋은 약은 무엇인가요?")
+    assert not [a for a in reply.artifacts if a.kind == "citation"]
+    assert "'구내염'" in reply.text and "영어 이름" in reply.text
+    english = session.send("How are canker sores treated?")
+    assert not [a for a in english.artifacts if a.kind == "citation"]
+    assert "'canker'" in english.text and "usual name" in english.text

@@ -19,6 +19,7 @@ def test_every_change_is_a_sentence() -> None:
     assert "라베탈롤을 복용 약에 추가했어요." in said and "메트포르민을 복용 약에서 뺐어요." in said
     assert "임신 중으로 기록했어요." in said and any("150/95" in s for s in said) and any("31세" in s for s in said)
     assert changes(after, after, korean=False) == []
+    assert changes({}, {"symptoms": ["chest pain"]}, korean=True) == ["흉통을 증상에 추가했어요."]  # Korean names
     assert "Added labetalol to your medicines." in changes({}, after, korean=False)
 
 

@@ -27,7 +27,8 @@ from graphagents.retrieval import sentences
 from .guard import ASPECT_NAMES, TopicGuard, heading_aspect
 from .query import ASPECT_WORDS, focus_terms, is_korean
 
-__all__ = ["NOT_FOUND_EN", "NOT_FOUND_KO", "SUPPORT_THRESHOLD", "Composed", "SentenceIndex", "compose", "safety_note"]
+__all__ = ["NOT_FOUND_EN", "NOT_FOUND_KO", "SUPPORT_THRESHOLD", "Composed", "SentenceIndex", "compose", "safety_note",
+           "unknown_topic_reply"]
 
 SUPPORT_THRESHOLD = 0.30
 """Least cosine (question vs sentence) for a sentence to be quoted; see docs/rag.md for how it was set."""
@@ -140,6 +141,9 @@ def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceInd
     focus = [*focus_terms(question), *(t for t in extra_terms if t)]
     topics = [t for t in focus if t not in _ASPECT_WORDS]
     guard = guard if guard is not None else TopicGuard.for_question(question, [t for t in extra_terms if t])
+    unknown = guard.unknown_topic(question, docs) if required is None else []
+    if unknown:
+        return Composed(unknown_topic_reply(unknown, korean), not_found=True, missing=unknown)
     sims = index.similarities(question_vector)
     if gloss_vector is not None and len(sims):
         sims = np.maximum(sims, index.similarities(gloss_vector))
@@ -156,6 +160,16 @@ def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceInd
         scored.append((float(sims[i]) + TERM_BONUS * min(hits, 3) + prior, float(sims[i]), i))
     scored.sort(key=lambda t: (-t[0], t[2]))
     best = scored[0][1] if scored else 0.0
+    # A passage whose heading answers the asked aspect of the asked topic ("What is the outlook for
+    # Whiplash?" -> the "outlook" passage of "Whiplash") needs no similarity threshold: its metadata
+    # says what it answers; a question that asks no aspect is answered from overview passages when
+    # the documents have one about its topic.
+    strong = [guard.matches(question, d) for d in docs]
+    # the passage answering the asked aspect of the asked topic is there: quote that section, not the
+    # topic's overview or its other sections ("How do doctors tell that a rash is shingles?")
+    section_only = bool(guard.aspects) and any(strong)
+    overview_only = not guard.aspects and any(s and heading_aspect(str(d.get("heading") or "")) == "overview"
+                                              for s, d in zip(strong, docs, strict=True))
     limit = SENTENCES_BY_INTENT.get(intent, 4)
     chosen: list[tuple[int, str]] = []
     seen: set[str] = set()
@@ -164,7 +178,11 @@ def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceInd
         if len(chosen) >= limit:
             break
         sentence = index.items[i]
-        if sim < SUPPORT_THRESHOLD:
+        if sim < (0.0 if strong[sentence.doc_index] else SUPPORT_THRESHOLD):
+            continue
+        if overview_only and heading_aspect(_doc_heading(docs, sentence.doc_index)) != "overview":
+            continue
+        if section_only and heading_aspect(_doc_heading(docs, sentence.doc_index)) not in guard.aspects:
             continue
         if per_doc.get(sentence.doc_index, 0) >= MAX_PER_PASSAGE:
             continue
@@ -230,6 +248,18 @@ def compose(question: str, docs: Sequence[Mapping[str, Any]], index: SentenceInd
     parts.append("\n" + safety_note(korean))
     citations = [{"ref": ref, "doc_index": d} for d, ref in sorted(refs.items(), key=lambda kv: kv[1])]
     return Composed("\n".join(parts), citations, quoted, False, missing, round(best, 4))
+
+
+def unknown_topic_reply(words: Sequence[str], korean: bool) -> str:
+    """The decline for a question whose topic the agent cannot read: which words, and what works."""
+    listed = ", ".join(f"'{w}'" for w in words[:4])
+    if korean:
+        return (f"{NOT_FOUND_KO}\n질문의 {listed}이(가) 어떤 병이나 약인지 알아듣지 못해 답하지 않았습니다. "
+                "잘못된 문서로 답하지 않기 위해서입니다. 병이나 약의 다른 이름이나 영어 이름으로 다시 물어봐 주세요 "
+                "(예: 'migraine의 치료법은 무엇인가요?', '대상포진 증상').\n\n" + safety_note(True))
+    return (f"{NOT_FOUND_EN}\nNone of the documents I found is about {listed}, so I did not answer "
+            "(I do not recognise it as a condition or medicine I have documents on). Ask with the condition's "
+            "or medicine's usual name, e.g. 'What are the symptoms of shingles?'.\n\n" + safety_note(False))
 
 
 def _bleeding_line(korean: bool) -> str:
@@ -316,6 +346,10 @@ def _missing_aspects(guard: TopicGuard, focus: Sequence[str], answer_text: str,
             out.append(f"{name}({entity})" if name else entity)
     del focus
     return out
+
+
+def _doc_heading(docs: Sequence[Mapping[str, Any]], i: int) -> str:
+    return str(docs[i].get("heading") or "") if 0 <= i < len(docs) else ""
 
 
 def _doc_title(docs: Sequence[Mapping[str, Any]], i: int) -> str:

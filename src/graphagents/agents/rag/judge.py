@@ -45,7 +45,10 @@ class RewrittenQuery(BaseModel):
 
 
 _CITE = re.compile(r"\s*\[\d+\]")
-_FRAME = re.compile(r"^(문서에서 |From the documents|The documents do not cover|※|Note:|⚠|\[응급|\[Emergency)")
+_FRAME = re.compile(r"^(문서에서 |From the documents|The documents do not cover|※|Note:|⚠|\[응급|\[Emergency|"
+                    r"자료가 영어로|\[\d+\] .*문서:$|문서가 .*다루는 내용|문서에는 .*없습니다|What the documents cover|"
+                    r"The documents have nothing|If you take a blood thinner|혈액 희석제\(항응고제\)를|위 응급 안내|"
+                    r"Please follow the emergency)")
 _SPLIT = re.compile(r"(?<=[.!?。])\s+|\n+")
 
 
@@ -58,7 +61,7 @@ def answer_sentences(answer: str) -> list[str]:
         line = piece.strip().lstrip("-•* ").strip()
         if len(line) < 8 or _FRAME.match(line) or line in (NOT_FOUND_KO, NOT_FOUND_EN):
             continue
-        line = _CITE.sub("", line).strip()
+        line = _CITE.sub("", line).strip().removeprefix("원문:").strip()  # a Korean answer's quote label
         if line:
             out.append(line)
     return out

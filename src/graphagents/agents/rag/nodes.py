@@ -37,7 +37,7 @@ from .intent import DYNAMIC_K, IntentDecision, classify_offline
 from .judge import JudgeFeedback, RewrittenQuery, offline_feedback, offline_rewrite
 from .options import RagOptions, effective_settings
 from .profiles import ProfileStore, normalised, profile_store_for
-from .prompts import PROMPTS
+from .prompts import PROMPTS, data, neutralise
 from .query import is_korean, profile_relevant, profile_terms, retrieval_query
 from .rerank import search as rerank_search
 from .state import PER_TURN_RESET
@@ -239,10 +239,10 @@ class Nodes:
         plan = TokenPlan(int(config["context_window"]), self.counter)
         system = plan.fit_text("system", PROMPTS.render("system.txt"))
         question = plan.fit_text("query", text)
-        profile = plan.fit_text("profile", str(state.get("profile_summary") or "(없음)"))
+        profile = data(plan.fit_text("profile", str(state.get("profile_summary") or "(없음)")), "profile")
         turns = [t for t in str(state.get("conversation_history") or "").split("\n\n") if t.strip()]
         kept_turns = plan.fit_items("history", turns, newest_last=True)
-        history = "\n\n".join(turns[i] for i in kept_turns) or "(없음)"
+        history = data("\n\n".join(turns[i] for i in kept_turns) or "(없음)", "history")
         evidence_docs = self._evidence(state)
         extra = plan.spare("profile", "history")
         flags = state.get("feature_flags") or {}
@@ -252,7 +252,7 @@ class Nodes:
         evidence = "\n\n".join(_renumber(blocks[i], j + 1) for j, i in enumerate(kept)) or "(검색된 문서 없음)"
         plan.used["generation"] = 0
         user_prompt = PROMPTS.render("answer.txt", profile=profile, history=history, evidence=evidence,
-                                     question=question)
+                                     question=neutralise(question))
         update: dict[str, Any] = {
             "system_prompt": system, "user_prompt": user_prompt, "context_prompt": f"{system}\n\n{user_prompt}",
             "token_plan": {**plan.to_dict(), "evidence_passages": [evidence_docs[i]["id"] for i in kept],
@@ -281,8 +281,8 @@ class Nodes:
         body = str(doc.get("text", ""))
         if compress_for:
             body = self._compress(compress_for, body)
-        title = doc.get("title") or ""
-        return f"[{n}] {title} ({doc.get('id')})\n{body}"
+        title = neutralise(" ".join(str(doc.get("title") or "").split()))
+        return f"[{n}] {title} ({doc.get('id')})\n{data(body, 'passage')}"
 
     def _compress(self, question: str, body: str, keep: int = 3) -> str:
         index = SentenceIndex.build([{"text": body}], self.r.embedder)
@@ -509,9 +509,12 @@ class Nodes:
         model = self.r.model("judge")
         fallback_note = ""
         if model is not None and flags["llm_based_quality_check"]:
-            evidence = "\n\n".join(f"[{n}] {d.get('title', '')}\n{d.get('text', '')}" for n, d in enumerate(docs, 1))
-            prompt = PROMPTS.render("judge.txt", question=text, profile=str(state.get("profile_summary") or "(없음)"),
-                                    evidence=evidence or "(없음)", answer=answer)
+            evidence = "\n\n".join(
+                f"[{n}] {neutralise(str(d.get('title', '')))}\n{data(str(d.get('text', '')), 'passage')}"
+                for n, d in enumerate(docs, 1))
+            prompt = PROMPTS.render("judge.txt", question=neutralise(text),
+                                    profile=data(str(state.get("profile_summary") or "(없음)"), "profile"),
+                                    evidence=evidence or "(없음)", answer=data(answer, "answer"))
             judged = ask_json(model, prompt, JudgeFeedback, None, step="judge")
             if judged is not None:
                 return model_verdict(judged)
@@ -556,6 +559,9 @@ class Nodes:
             answer = ("이번 질문은 처리 단계 한도에 도달해 답을 마치지 못했습니다. 다시 질문해 주세요." if korean else
                       "This question hit the step limit before an answer was ready; please ask again.") \
                 if reason else (NOT_FOUND_KO if korean else NOT_FOUND_EN) + "\n\n" + safety_note(korean)
+        if (state.get("answer") and not state.get("emergency") and state.get("query_complexity") != "greeting"
+                and safety_note(korean) not in answer):
+            answer = f"{answer}\n\n{safety_note(korean)}"  # code-side: whatever the model wrote
         concerns = [str(c) for c in state.get("safety_concerns") or []]
         if concerns and state.get("answer"):
             note = "" if safety_note(korean) in answer else f"\n{safety_note(korean)}"

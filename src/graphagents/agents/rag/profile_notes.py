@@ -29,7 +29,11 @@ def _name(item: Any) -> str:
 
 
 def _display(name: str, korean: bool) -> str:
-    return (korean_name(name) or name) if korean else name
+    if not korean:
+        return name
+    from .slots import _LABS_KO, _SYMPTOMS_KO, _VITALS_KO
+
+    return korean_name(name) or _SYMPTOMS_KO.get(name) or _VITALS_KO.get(name) or _LABS_KO.get(name) or name
 
 
 def _object(word: str) -> str:
@@ -63,11 +67,11 @@ def changes(before: Mapping[str, Any], after: Mapping[str, Any], korean: bool) -
         out.append(f"나이를 {demo_new['age']}세로 기록했어요." if korean else f"Noted your age: {demo_new['age']}.")
     for key, value in (after.get("vitals") or {}).items():
         if (before.get("vitals") or {}).get(key) != value:
-            label = {"blood_pressure": ("혈압", "blood pressure")}.get(key, (key, key.replace("_", " ")))
-            out.append(f"{label[0]} {value}을(를) 기록했어요." if korean else f"Noted your {label[1]}: {value}.")
+            out.append(f"{_display(key, True)} {value}을(를) 기록했어요." if korean
+                       else f"Noted your {key.replace('_', ' ')}: {value}.")
     for key, value in (after.get("labs") or {}).items():
         if (before.get("labs") or {}).get(key) != value:
-            out.append(f"검사 수치 {key.replace('_', ' ')} {value}을(를) 기록했어요." if korean
+            out.append(f"검사 수치 {_display(key, True)} {value}을(를) 기록했어요." if korean
                        else f"Noted your {key.replace('_', ' ')}: {value}.")
     return out
 
@@ -104,7 +108,8 @@ def unreadable_drugs(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-_MEDICINE_WORDS = re.compile(r"약|복용|먹어도|먹을|진통제|해열제|치료|부작용|같이|medicine|medication|drug|pill|tablet|"
+_MEDICINE_WORDS = re.compile(r"약|복용|먹어도|먹을|진통제|해열제|치료|부작용|같이|처방|희석제|항응고|용량|"
+                             r"medicine|medication|drug|pill|tablet|prescri|dose|dosage|"
                              r"pain reliever|painkiller|treat|side effect|take|taking|thinner")
 _FACTOR_CUES = {"pregnant": ("pregnan",), "child": ("child",), "infant": ("infant", "baby", "babies"),
                 "older_adult": ("older adult", "older people", "elderly", "seniors", "over 65", "age 65")}

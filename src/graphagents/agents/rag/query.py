@@ -80,9 +80,7 @@ ASPECTS: dict[str, tuple[str, ...]] = {
     "두통": ("headache",),
     "혈액 희석제": ("blood thinners",),
     "항응고제": ("anticoagulants", "blood thinners"),
-    "영양": ("nutrition", "nutrients"),
-    "멀미": ("motion sickness",),
-    "백신": ("vaccine",),
+
     "노인": ("older adults", "seniors"),
 }
 _GENERIC = frozenset({"what is", "information", "common"})
@@ -136,7 +134,9 @@ def focus_terms(text: str) -> list[str]:
     from graphagents.cache import quantities
 
     out: list[str] = [q for q in quantities(text) if re.search(r"[a-z]", q)]
-    for t in terms(text):
+    # glossary names of two words ("혈액 희석제") are not one morpheme: looked up in the text
+    joined = [k for k in ASPECTS if " " in k and k in text] if is_korean(text) else []
+    for t in [*joined, *terms(text)]:
         if t in _QUESTION_WORDS or t in _UNITS or len(t) < 2 or t.isdigit():
             continue
         if is_korean(t):
@@ -166,7 +166,7 @@ _SELF = re.compile(r"(^|[^가-힣])(제가|저는|저도|제|내가|나는|내)(
 _ENTITIES = frozenset({
     "혈압", "혈당", "공복혈당", "당화혈색소", "당뇨", "당뇨병", "고혈압", "저혈압", "콜레스테롤", "신장",
     "콩팥", "만성 신장병", "심장", "뇌졸중", "천식", "암", "백혈병", "림프종", "성인", "소아", "어린이",
-    "아이", "임신", "노인", "식단", "음식", "운동", "진통제", "해열제", "두통", "혈액 희석제", "항응고제", "멀미"})
+    "아이", "임신", "노인", "식단", "음식", "운동", "진통제", "해열제", "두통", "혈액 희석제", "항응고제"})
 ASPECT_WORDS = frozenset(e for key, values in ASPECTS.items() if key not in _ENTITIES for e in values)
 """English words of question aspects (side effects, treatment ...), as opposed to topics (diseases, drugs)."""
 _ASPECT_ONLY = ASPECT_WORDS
@@ -178,7 +178,15 @@ def profile_relevant(text: str) -> bool:
     if _SELF.search(text):
         return True
     topics = [t for t in focus_terms(text) if t not in _ASPECT_ONLY]
-    return not topics
+    if topics:
+        return False
+    # a Korean question's own topic may be a name the glossary does not hold: a drug or condition of
+    # the lexicon ("C형 간염은 어떻게 치료하나요?"), or a noun nobody reads ("구내염") -- either way it is
+    # not a question about the user's own medicines
+    from .guard import unknown_topic_words
+    from .lexicon import find_terms
+
+    return not find_terms(text) and not (is_korean(text) and unknown_topic_words(text))
 
 
 def retrieval_query(text: str, profile: Mapping[str, Any] | None = None, *, extra: Iterable[str] = ()) -> str:
