@@ -667,7 +667,7 @@ def _model_slots(model: Any, text: str, offline: Any) -> Any:
         vitals=grounded.mapping(got.vitals), labs=grounded.mapping(got.labs),
         removals=[(s, v) for s, v in got.removals if s in language.SLOTS and grounded(v)])
     for name in language.SLOTS:  # what the model dropped or made up is not lost: the rules' reading stays
-        if not getattr(update, name) and getattr(offline, name):
+        if offline is not None and not getattr(update, name) and getattr(offline, name):
             setattr(update, name, getattr(offline, name))
     return update
 
@@ -683,7 +683,8 @@ class _Grounding:
     (which maps 당뇨 to diabetes and 하루 두 번 to 하루 2회)."""
 
     def __init__(self, text: str, offline: Any) -> None:
-        said = f"{text} {json.dumps(offline.as_dict(), ensure_ascii=False)}".casefold()
+        rules = json.dumps(offline.as_dict(), ensure_ascii=False) if offline is not None else ""
+        said = f"{text} {rules}".casefold()
         self.said, self.numbers = said, set(_NUMBER.findall(said))
 
     def __call__(self, value: Any) -> bool:
