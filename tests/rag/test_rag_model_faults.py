@@ -62,10 +62,12 @@ def rag_on(rag_options: dict[str, Any], mini_store: Any, tmp_path: Any) -> Itera
 def test_a_trailing_comma_in_the_slots_keeps_the_profile(rag_on: Any) -> None:
     slots = ('{"demographics": {"age": 65, "sex": "male"}, "conditions": ["type 2 diabetes"],\n'
              ' "medications": [], "vitals": {}, "labs": {}, "symptoms": [], "removals": [],\n}')
-    agent, _ = rag_on({"intent": INTENT, "slots": slots, "judge": GOOD_JUDGE, "answer": ANSWER})
-    reply = agent.session(None, user_id="f1").send("65세 남성이고 당뇨가 있어요. 혈압약은 어떻게 먹나요?")
+    agent, server = rag_on({"intent": INTENT, "slots": slots, "judge": GOOD_JUDGE, "answer": ANSWER})
+    reply = agent.session(None, user_id="f1").send("65세 남성이고 2형 당뇨가 있어요. 혈압약은 어떻게 먹나요?")
     assert reply.state["profile"]["demographics"]["age"] == 65
     assert "type 2 diabetes" in json.dumps(reply.state["profile"]["conditions"])
+    # the answer was read as it came: no repair request was needed (a repair is a second slots request)
+    assert [role_of(body) for body in server.requests].count("slots") == 1
 
 
 def test_the_judge_overall_is_recomputed_and_safety_concerns_reach_the_reply(rag_on: Any) -> None:

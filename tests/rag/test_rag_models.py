@@ -99,6 +99,31 @@ def test_model_slots_are_stored_in_the_profile(make_agent: Any) -> None:
     assert profile["labs"] == {"fasting_glucose": "180 mg/dL"}
 
 
+def test_a_profile_copied_from_the_prompt_example_is_not_stored(make_agent: Any) -> None:
+    """Seen with the local 1.5B model: asked about lice, it answered the slots prompt with the
+    prompt's own example profile. None of it is in the message, so none of it is stored."""
+    example = {"demographics": {"age": 65, "sex": "male"}, "conditions": ["type 2 diabetes"],
+               "symptoms": ["dizziness"], "medications": [{"name": "metformin", "dose": "500 mg"}],
+               "vitals": {"blood_pressure": "140/90 mmHg"}, "labs": {"fasting_glucose": "180 mg/dL"},
+               "removals": [["medications", "metformin"]]}
+    brain = Brain(intent='{"intent": "simple", "reason": "x"}', slots=json.dumps(example), judge=GOOD_JUDGE,
+                  answer=_answer_citing(1))
+    reply = make_agent(llm=brain.model).session(None, user_id="m7").send("What are body lice?")
+    assert "slots" in brain.roles()
+    profile = reply.state["profile"]
+    assert not profile.get("conditions") and not profile.get("medications") and not profile.get("labs")
+    assert not profile.get("vitals") and not (profile.get("demographics") or {}).get("age")
+    assert "Profile" not in reply.text and "프로필" not in reply.text
+    # ... while a value the message does say is kept, next to one the model made up
+    made_up = {**example, "demographics": {"age": 42}, "medications": [{"name": "lisinopril", "dose": "10 mg"}]}
+    brain = Brain(intent='{"intent": "simple", "reason": "x"}', slots=json.dumps(made_up), judge=GOOD_JUDGE,
+                  answer=_answer_citing(1))
+    profile = make_agent(llm=brain.model).session(None, user_id="m8").send(
+        "I'm 42 and take lisinopril 10 mg. How is high blood pressure treated?").state["profile"]
+    assert profile["demographics"]["age"] == 42 and profile["medications"][0]["name"] == "lisinopril"
+    assert not profile.get("conditions") and not profile.get("labs") and not profile.get("vitals")
+
+
 def test_garbage_slots_fall_back_to_the_offline_extractor(make_agent: Any) -> None:
     brain = Brain(intent='{"intent": "moderate", "reason": "x"}', slots=GARBAGE, judge=GOOD_JUDGE,
                   answer=_answer_citing(1))

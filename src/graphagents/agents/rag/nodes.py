@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -660,8 +661,46 @@ def _model_slots(model: Any, text: str, offline: Any) -> Any:
     got = ask_json(model, PROMPTS.render("slots.txt", text=text), Slots, None, step="slots")
     if got is None:
         return offline
-    return language.SlotUpdate(
-        demographics=dict(got.demographics), conditions=list(got.conditions), symptoms=list(got.symptoms),
-        medications=[{k: v for k, v in m.model_dump().items() if v} for m in got.medications],
-        vitals=dict(got.vitals), labs=dict(got.labs),
-        removals=[(s, v) for s, v in got.removals if s in language.SLOTS])
+    grounded = _Grounding(text, offline)
+    meds = []
+    for m in got.medications:
+        if grounded(m.name):
+            meds.append({k: v for k, v in m.model_dump().items() if v and (k == "name" or grounded(v))})
+    update = language.SlotUpdate(
+        demographics=grounded.mapping(got.demographics), conditions=grounded.items(got.conditions),
+        symptoms=grounded.items(got.symptoms), medications=meds,
+        vitals=grounded.mapping(got.vitals), labs=grounded.mapping(got.labs),
+        removals=[(s, v) for s, v in got.removals if s in language.SLOTS and grounded(v)])
+    for name in language.SLOTS:  # what the model dropped or made up is not lost: the rules' reading stays
+        if offline is not None and not getattr(update, name) and getattr(offline, name):
+            setattr(update, name, getattr(offline, name))
+    return update
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_WORD = re.compile(r"[a-z]{3,}|[가-힣]{2,}")
+
+
+class _Grounding:
+    """Is a model's slot value said in the message? A small model copies the prompt's example
+    profile ("age 65, type 2 diabetes, metformin") into a question about lice; a value is kept only
+    when its numbers, or else one of its words, are in the message or in the rules' own reading of it
+    (which maps 당뇨 to diabetes and 하루 두 번 to 하루 2회)."""
+
+    def __init__(self, text: str, offline: Any) -> None:
+        rules = json.dumps(offline.as_dict(), ensure_ascii=False) if offline is not None else ""
+        said = f"{text} {rules}".casefold()
+        self.said, self.numbers = said, set(_NUMBER.findall(said))
+
+    def __call__(self, value: Any) -> bool:
+        value = str(value).casefold()
+        numbers = _NUMBER.findall(value)
+        if numbers:
+            return all(n in self.numbers for n in numbers)
+        return any(w in self.said for w in _WORD.findall(value))
+
+    def items(self, values: list[str]) -> list[str]:
+        return [v for v in values if self(v)]
+
+    def mapping(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in values.items() if self(v)}
