@@ -90,6 +90,8 @@ PUBLIC_MODULES = {
     "sql",
     # reliability: the graphs LangGraph's own tooling loads (named in langgraph.json)
     "langgraph_graphs",
+    # running a parser under CPU, memory and wall limits in a child process (uploads; issue 26)
+    "isolation",
 }
 
 

@@ -81,16 +81,11 @@ def test_load_embedder_specs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_provider_without_its_extra_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    import builtins
+    import sys
 
-    real_import = builtins.__import__
-
-    def no_openai(name: str, *args: object, **kwargs: object) -> object:
-        if name.startswith("langchain_openai"):
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(builtins, "__import__", no_openai)
+    # None in sys.modules makes an import fail as if the package were absent, whether or not another
+    # test of this process has imported it (the test extra installs langchain-openai)
+    monkeypatch.setitem(sys.modules, "langchain_openai", None)
     with pytest.raises(MissingExtraError, match=r"pip install 'graphagents\[openai\]'"):
         load_embedder("openai:text-embedding-3-small")
 
