@@ -36,12 +36,29 @@ class _Call:
 _current_call: ContextVar[_Call | None] = ContextVar("graphagents_model_call", default=None)
 
 
-def count_http_request(*_: Any) -> None:
+_LEAST_SECONDS = 0.01
+
+
+def count_http_request(request: Any = None, *_: Any) -> None:
     """An httpx request hook (the factory installs it on provider clients): one HTTP attempt of the
-    model call running in this context, so a client's own retries are counted in the turn's usage."""
+    model call running in this context, so a client's own retries are counted in the turn's usage.
+
+    With a turn deadline, the attempt's timeouts (connect, each read, write, pool) are cut to the time
+    the turn has left, so a stalled provider ends the call at the deadline, not a request timeout
+    (times the retries) later; an attempt after the deadline fails at once."""
     call = _current_call.get()
-    if call is not None:
-        call.attempts += 1
+    if call is None:
+        return
+    call.attempts += 1
+    deadline = call.recorder.deadline
+    extensions = getattr(request, "extensions", None)
+    if deadline is None or not isinstance(extensions, dict):
+        return
+    left = max(deadline - time.monotonic(), _LEAST_SECONDS)
+    timeout = extensions.get("timeout") or {}
+    extensions["timeout"] = {key: left if value is None else min(float(value), left)
+                             for key, value in {"connect": None, "read": None, "write": None, "pool": None,
+                                                **timeout}.items()}
 
 
 async def acount_http_request(*args: Any) -> None:
@@ -89,7 +106,7 @@ class UsageRecorder(BaseCallbackHandler):
     ignore_retriever = True
     ignore_retry = True
     ignore_custom_event = True
-    raise_error = True  # only on_chat_model_start raises on purpose (the deadline)
+    raise_error = True  # only the deadline raises on purpose (a call's start, a streamed token)
 
     def __init__(self, deadline: float | None = None) -> None:
         self._lock = threading.Lock()
@@ -108,6 +125,11 @@ class UsageRecorder(BaseCallbackHandler):
 
     def on_chat_model_start(self, serialized: Any, messages: Any, **kwargs: Any) -> None:
         self._start()
+
+    def on_llm_new_token(self, token: Any, **kwargs: Any) -> None:
+        """A streamed answer still coming when the deadline passes is stopped there."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise TurnDeadlineExceeded("the turn's time for model calls ran out during the answer")
 
     def on_llm_start(self, serialized: Any, prompts: Any, **kwargs: Any) -> None:
         self._start()

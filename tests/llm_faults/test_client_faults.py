@@ -97,6 +97,30 @@ def test_no_model_call_starts_after_the_turn_deadline(openai_server: Any) -> Non
     assert got == "offline" and isinstance(causes[0], TurnDeadlineExceeded)
 
 
+def test_a_call_running_when_the_deadline_passes_ends_there(openai_server: Any) -> None:
+    """The deadline is hard for a stalled provider: with an hour's request timeout the stalled call would
+    wait for the provider's answer (which comes after 20 s); cut to the turn's time left, the attempt
+    and its retries time out instead."""
+    server = openai_server(lambda body: Reply(text="too late", delay=20))
+    recorder = UsageRecorder(deadline=time.monotonic() + 0.5)
+    with pytest.raises(openai.APITimeoutError):
+        client(server, llm_timeout_seconds=3600, llm_max_retries=1).invoke(HELLO, config={"callbacks": [recorder]})
+    # the retry comes after the deadline: it fails at once (its connect may not even reach the server)
+    assert 1 <= len(server.requests) <= 2 and recorder.retries == 1
+
+
+def test_a_streamed_answer_stops_at_the_deadline(openai_server: Any) -> None:
+    server = openai_server([Reply(text="a long answer " * 20)])
+    recorder = UsageRecorder(deadline=time.monotonic() + 3600)
+    stream = client(server).stream(HELLO, config={"callbacks": [recorder]})
+    first = next(stream)
+    recorder.deadline = time.monotonic() - 1  # the deadline passes while the answer is coming
+    with pytest.raises(TurnDeadlineExceeded):
+        for _ in stream:
+            pass
+    assert str(first.content) != "a long answer " * 20
+
+
 class Decision(BaseModel):
     action: str
     confidence: float
