@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -77,3 +78,31 @@ def start_pgvector(server: str = "system", directory: Path | None = None) -> tup
 
 if __name__ == "__main__":
     print("helpers for the other bench scripts; nothing to measure here")
+
+
+def seconds(fn: Callable[[], None], repeat: int = 1) -> float:
+    """Best of ``repeat`` runs: the machine is shared, the minimum is the least noisy figure."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def table(name: str, sizes_old: list[int], sizes_new: list[int], old: Callable[[int], None],
+          new: Callable[[int], None], digits: int = 4) -> None:
+    """Seconds of the baseline (``old``) and current (``new``) code per input size, their growth per
+    step and the speed-up, as one printed table (the current code's time at ``digits`` decimals)."""
+    print(f"\n{name}")
+    print(f"  {'chars':>9}  {'baseline s':>10}  {'growth':>6}  {'now s':>8}  {'growth':>6}  {'speed-up':>8}")
+    prev_old = prev_new = None
+    for n in sorted(set(sizes_old) | set(sizes_new)):
+        t_old = seconds(lambda n=n: old(n)) if n in sizes_old else None
+        t_new = seconds(lambda n=n: new(n), repeat=3)
+        g_old = f"{t_old / prev_old:5.1f}x" if t_old and prev_old else ""
+        g_new = f"{t_new / prev_new:5.1f}x" if prev_new else ""
+        ratio = f"{t_old / t_new:7.0f}x" if t_old else ""
+        old_s = f"{t_old:10.3f}" if t_old is not None else f"{'-':>10}"
+        print(f"  {n:>9,}  {old_s}  {g_old:>6}  {t_new:8.{digits}f}  {g_new:>6}  {ratio:>8}")
+        prev_old, prev_new = t_old, t_new

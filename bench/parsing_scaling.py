@@ -17,12 +17,16 @@ import argparse
 import contextlib
 import json
 import re
-import time
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from graphagents.llm import MAX_OUTPUT_CHARS, StreamingXmlSectionsExtractor, extract_json
 from graphagents.llm.xml_protocol import XmlProtocolError, partial_parse
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_util import table  # noqa: E402
 
 # ------------------------------------------------------------------ baselines (the pre-fix code)
 
@@ -133,32 +137,6 @@ def run_stream(make: Callable[[], Any], text: str) -> None:
     ex = make()
     for i in range(0, len(text), 16):
         ex.feed(text[i : i + 16])
-
-
-def seconds(fn: Callable[[], None], repeat: int = 1) -> float:
-    """Best of ``repeat`` runs: the machine is shared, the minimum is the least noisy figure."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def table(name: str, sizes_old: list[int], sizes_new: list[int], old: Callable[[int], None],
-          new: Callable[[int], None]) -> None:
-    print(f"\n{name}")
-    print(f"  {'chars':>9}  {'baseline s':>10}  {'growth':>6}  {'now s':>8}  {'growth':>6}  {'speed-up':>8}")
-    prev_old = prev_new = None
-    for n in sorted(set(sizes_old) | set(sizes_new)):
-        t_old = seconds(lambda n=n: old(n)) if n in sizes_old else None
-        t_new = seconds(lambda n=n: new(n), repeat=3)
-        g_old = f"{t_old / prev_old:5.1f}x" if t_old and prev_old else ""
-        g_new = f"{t_new / prev_new:5.1f}x" if prev_new else ""
-        ratio = f"{t_old / t_new:7.0f}x" if t_old else ""
-        old_s = f"{t_old:10.3f}" if t_old is not None else f"{'-':>10}"
-        print(f"  {n:>9,}  {old_s}  {g_old:>6}  {t_new:8.4f}  {g_new:>6}  {ratio:>8}")
-        prev_old, prev_new = t_old, t_new
 
 
 def main() -> None:

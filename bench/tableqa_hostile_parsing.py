@@ -16,11 +16,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import re
-import time
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from graphagents.agents.tableqa.actions import MAX_PLANNER_CHARS, ActionParseError, parse_action
 from graphagents.agents.tableqa.coder import extract_code
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_util import table  # noqa: E402
 
 # ------------------------------------------------------------------ baselines (the pre-fix code)
 _B_ACTION = re.compile(r"^\s*\**\s*action\s*\d*\s*\**\s*:\s*\**\s*(.+)$", re.IGNORECASE | re.MULTILINE)
@@ -67,32 +71,6 @@ def run_parse(fn: Callable[[str], object], text: str) -> None:
         fn(text)
 
 
-def seconds(fn: Callable[[], None], repeat: int = 1) -> float:
-    """Best of ``repeat`` runs: the machine is shared, the minimum is the least noisy figure."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def table(name: str, sizes_old: list[int], sizes_new: list[int], old: Callable[[int], None],
-          new: Callable[[int], None]) -> None:
-    print(f"\n{name}")
-    print(f"  {'chars':>9}  {'baseline s':>10}  {'growth':>6}  {'now s':>8}  {'growth':>6}  {'speed-up':>8}")
-    prev_old = prev_new = None
-    for n in sorted(set(sizes_old) | set(sizes_new)):
-        t_old = seconds(lambda n=n: old(n)) if n in sizes_old else None
-        t_new = seconds(lambda n=n: new(n), repeat=3)
-        g_old = f"{t_old / prev_old:5.1f}x" if t_old and prev_old else ""
-        g_new = f"{t_new / prev_new:5.1f}x" if prev_new else ""
-        ratio = f"{t_old / t_new:7.0f}x" if t_old else ""
-        old_s = f"{t_old:10.3f}" if t_old is not None else f"{'-':>10}"
-        print(f"  {n:>9,}  {old_s}  {g_old:>6}  {t_new:8.5f}  {g_new:>6}  {ratio:>8}")
-        prev_old, prev_new = t_old, t_new
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller baseline inputs (a few seconds)")
@@ -101,11 +79,13 @@ def main() -> None:
     now_sizes = [1000 * 2**i for i in range(11)]  # to 1 MB
     print(f"planner/coder reply cap: MAX_PLANNER_CHARS = {MAX_PLANNER_CHARS:,} characters")
     table("parse_action(' ' * n + 'x\\nAction: Finish[1]')", [1000 // k, 2000 // k, 4000 // k], now_sizes,
-          lambda n: run_parse(baseline_parse_action, spaces(n)), lambda n: run_parse(parse_action, spaces(n)))
+          lambda n: run_parse(baseline_parse_action, spaces(n)), lambda n: run_parse(parse_action, spaces(n)),
+          digits=5)
     table("parse_action(('\\t' * 5000 + '\\n') * k + 'Action: Finish[1]')", [10_002 // k, 20_004 // k], now_sizes,
-          lambda n: run_parse(baseline_parse_action, tab_lines(n)), lambda n: run_parse(parse_action, tab_lines(n)))
+          lambda n: run_parse(baseline_parse_action, tab_lines(n)), lambda n: run_parse(parse_action, tab_lines(n)),
+          digits=5)
     table("extract_code('```python' + '\\n' * n + code)", [2000 // k, 4000 // k, 8000 // k], now_sizes,
-          lambda n: baseline_extract_code(open_fence(n)), lambda n: extract_code(open_fence(n)) and None)
+          lambda n: baseline_extract_code(open_fence(n)), lambda n: extract_code(open_fence(n)) and None, digits=5)
 
 
 if __name__ == "__main__":
