@@ -14,7 +14,6 @@ the 100,000-column CSV ran more than 14 minutes; the 28 KB cross-join view about
 
 from __future__ import annotations
 
-import io
 import os
 import signal
 import socket
@@ -24,10 +23,11 @@ import sys
 import tempfile
 import threading
 import time
-import zipfile
 from pathlib import Path
 
 import httpx
+
+from graphagents.testing.hostile import descendants, xlsx_bytes
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "src/graphagents/agents/tableqa/data/examples/department.csv"
 
@@ -41,23 +41,6 @@ def rss_mb(pid: int) -> float:
     except OSError:
         pass
     return 0.0
-
-
-def descendants(pid: int) -> set[int]:
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    parents[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {c for c, p in parents.items() if p in frontier} - found
-        found |= frontier
-    return found
 
 
 class Sampler(threading.Thread):
@@ -75,35 +58,6 @@ class Sampler(threading.Thread):
             self.server_peak = max(self.server_peak, rss_mb(self.pid))
             self.children_peak = max(self.children_peak, sum(rss_mb(p) for p in descendants(self.pid)))
             time.sleep(0.05)
-
-
-def xlsx(rows: int, columns: int, *, dimension: bool) -> bytes:
-    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-    pkg = "http://schemas.openxmlformats.org/package/2006/relationships"
-    ct = "application/vnd.openxmlformats-officedocument.spreadsheetml"
-    parts = {
-        "[Content_Types].xml": (
-            '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-            '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-            '<Default Extension="xml" ContentType="application/xml"/>'
-            f'<Override PartName="/xl/workbook.xml" ContentType="{ct}.sheet.main+xml"/>'
-            f'<Override PartName="/xl/worksheets/sheet1.xml" ContentType="{ct}.worksheet+xml"/></Types>'),
-        "_rels/.rels": (f'<Relationships xmlns="{pkg}"><Relationship Id="rId1" Type="{rel}/officeDocument" '
-                        'Target="xl/workbook.xml"/></Relationships>'),
-        "xl/workbook.xml": (f'<workbook xmlns="{main}" xmlns:r="{rel}"><sheets><sheet name="Sheet1" sheetId="1" '
-                            'r:id="rId1"/></sheets></workbook>'),
-        "xl/_rels/workbook.xml.rels": (f'<Relationships xmlns="{pkg}"><Relationship Id="rId1" '
-                                       f'Type="{rel}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>'),
-        "xl/worksheets/sheet1.xml": (
-            f'<worksheet xmlns="{main}">' + (f'<dimension ref="A1:T{rows}"/>' if dimension else "")
-            + "<sheetData>" + ("<row>" + "<c><v>1</v></c>" * columns + "</row>") * rows + "</sheetData></worksheet>"),
-    }
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
-        for name, text in parts.items():
-            archive.writestr(name, text)
-    return buf.getvalue()
 
 
 def sqlite_bytes(directory: Path, name: str, *statements: str) -> bytes:
@@ -129,8 +83,8 @@ def cases(directory: Path) -> list[tuple[str, str, bytes, dict[str, str]]]:
         ("slow view (no plan to refuse)", "slow.sqlite",
          sqlite_bytes(directory, "slow.sqlite", "CREATE VIEW s AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL "
                       "SELECT x + 1 FROM c WHERE x < 100000000000) SELECT count(*) AS n FROM c"), {}),
-        ("400,000 x 20 XLSX, <dimension>", "big.xlsx", xlsx(400_000, 20, dimension=True), {}),
-        ("400,000 x 20 XLSX, none", "big.xlsx", xlsx(400_000, 20, dimension=False), {}),
+        ("400,000 x 20 XLSX, <dimension>", "big.xlsx", xlsx_bytes(400_000, 20, dimension=True), {}),
+        ("400,000 x 20 XLSX, none", "big.xlsx", xlsx_bytes(400_000, 20, dimension=False), {}),
         ("cp949 Korean CSV", "부서.csv", "부서,예산\n국방부,543.2\n교육부,46.2\n".encode("cp949"), {}),
     ]
 

@@ -3,7 +3,6 @@ and SIGTERM stops the server at once (the child is killed) instead of waiting fo
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import threading
@@ -15,23 +14,7 @@ import pytest
 from live_server import LiveServer
 from sse_client import parse_sse
 
-
-def _children(pid: int) -> set[int]:
-    """Every descendant of ``pid`` (from /proc: the fork server and the readers it forked)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    parents[int(entry)] = int(fh.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
+from graphagents.testing.hostile import descendants
 
 
 def _alive(pid: int) -> bool:
@@ -53,7 +36,7 @@ def test_sigterm_kills_a_running_upload_and_turns_run_meanwhile(tmp_path: Path,
                      "WHERE x < 100000000000) SELECT count(*) AS n FROM c")
     server = LiveServer(tmp_path / "data").start()
     assert server.proc is not None
-    before = _children(server.proc.pid)
+    before = descendants(server.proc.pid)
     answers: list[httpx.Response | BaseException] = []
 
     def send_upload() -> None:
@@ -68,8 +51,8 @@ def test_sigterm_kills_a_running_upload_and_turns_run_meanwhile(tmp_path: Path,
         thread.start()
         readers: set[int] = set()
         for _ in range(600):  # until the fork server has forked the reader
-            readers = {p for p in _children(server.proc.pid) - before if not _children(p)}
-            if readers and len(_children(server.proc.pid)) >= 2:
+            readers = {p for p in descendants(server.proc.pid) - before if not descendants(p)}
+            if readers and len(descendants(server.proc.pid)) >= 2:
                 break
             time.sleep(0.1)
         assert readers, "no reader process started"

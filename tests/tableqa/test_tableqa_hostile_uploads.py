@@ -8,7 +8,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import zipfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 from graphagents.agents.tableqa.uploads import upload_runner
 from graphagents.server import create_app
 from graphagents.settings import get_settings
+from graphagents.testing.hostile import xlsx_bytes
 
 ALICE = {"X-User-Id": "alice-hostile"}
 
@@ -54,36 +54,6 @@ def cross_join_sqlite(tmp_path: Path) -> Path:
                        "CREATE VIEW v AS SELECT * FROM a a1, a a2, a a3 WHERE a1.x + a2.x + a3.x < 0")
 
 
-def xlsx_bytes(rows: int, columns: int, *, dimension: bool) -> bytes:
-    """A minimal workbook written by hand (zip of XML): 400,000 x 20 cells in about 500 KB."""
-    import io
-
-    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
-    rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-    pkg = "http://schemas.openxmlformats.org/package/2006/relationships"
-    parts = {
-        "[Content_Types].xml": (
-            '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-            '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-            '<Default Extension="xml" ContentType="application/xml"/>'
-            '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.'
-            'spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="'
-            'application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>'),
-        "_rels/.rels": (f'<Relationships xmlns="{pkg}"><Relationship Id="rId1" Type="{rel}/officeDocument" '
-                        'Target="xl/workbook.xml"/></Relationships>'),
-        "xl/workbook.xml": (f'<workbook xmlns="{main}" xmlns:r="{rel}"><sheets><sheet name="Sheet1" sheetId="1" '
-                            'r:id="rId1"/></sheets></workbook>'),
-        "xl/_rels/workbook.xml.rels": (f'<Relationships xmlns="{pkg}"><Relationship Id="rId1" '
-                                       f'Type="{rel}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>'),
-        "xl/worksheets/sheet1.xml": (
-            f'<worksheet xmlns="{main}">' + (f'<dimension ref="A1:T{rows}"/>' if dimension else "")
-            + "<sheetData>" + ("<row>" + "<c><v>1</v></c>" * columns + "</row>") * rows + "</sheetData></worksheet>"),
-    }
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
-        for name, text in parts.items():
-            archive.writestr(name, text)
-    return buf.getvalue()
 
 
 async def test_a_randomblob_view_is_413_from_a_child_process(client: httpx.AsyncClient, tmp_path: Path) -> None:
